@@ -1,0 +1,45 @@
+"""The `celltrace` command line. Each sub-command lives in its own module under `commands/`."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from celltrace.shared.errors import UserError
+
+app = typer.Typer(
+    name="celltrace",
+    help="Ask questions about complex Excel tables; answers come back with their evidence cells.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    from celltrace.server.commands import graph_cmd
+
+    app.command("graph")(graph_cmd.graph)
+
+
+def main() -> None:
+    """Console-script entry point: user errors become one line on stderr and exit code 2."""
+    _register()
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        print(f"celltrace: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        print("celltrace: aborted", file=sys.stderr)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2 if exc.exit_code == 2 else exc.exit_code)
+        raise

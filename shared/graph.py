@@ -1,0 +1,213 @@
+"""The cell graph (GraphOTTER §3.2): one node per cell, one node per merged area.
+
+Two nodes are adjacent iff their row sets intersect (`same_row`) or their column sets intersect
+(`same_column`); when both hold (possible with merged areas) the relation is `same_row`. The edge
+set is quadratic in row/column length, so it is never materialised: adjacency goes through row and
+column incidence lists (each node is listed under every row and column it covers), which keeps
+memory O(cells). Node ids are row-major by anchor (top-left cell), so they are deterministic.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from celltrace.shared.table import Table
+
+Relation = Literal["same_row", "same_column"]
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A cell or merged area. `rows`/`cols` are the (contiguous) index sets it covers."""
+
+    id: int
+    r0: int
+    c0: int
+    r1: int
+    c1: int
+    text: str
+    value: Any
+
+    @property
+    def rows(self) -> range:
+        return range(self.r0, self.r1 + 1)
+
+    @property
+    def cols(self) -> range:
+        return range(self.c0, self.c1 + 1)
+
+    @property
+    def empty(self) -> bool:
+        return self.value is None and not self.text.strip()
+
+    @property
+    def merged(self) -> bool:
+        return self.r1 > self.r0 or self.c1 > self.c0
+
+    def covers(self, r: int, c: int) -> bool:
+        return self.r0 <= r <= self.r1 and self.c0 <= c <= self.c1
+
+
+def normalise_text(text: str) -> str:
+    """Matching key: NFKC, case-folded, whitespace collapsed. Never used for display."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _span(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def render_node(node: Node, max_chars: int | None = None) -> str:
+    """The one prompt rendering of a node: `(3, 0, 'total')`, `(0-1, 2, 'year ended ...')`."""
+    text = node.text
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return f"({_span(node.r0, node.r1)}, {_span(node.c0, node.c1)}, {text!r})"
+
+
+class CellGraph:
+    """Cell graph over a `Table` with O(cells) incidence indexes and ordered neighbour queries."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        n_rows, n_cols = table.n_rows, table.n_cols
+        self.n_rows, self.n_cols = n_rows, n_cols
+        grid = array("l", [-1]) * (n_rows * n_cols)
+        merge_at = {(m[0], m[1]): m for m in table.merges}
+        values = table.values or []
+        nodes: list[Node] = []
+        for r in range(n_rows):
+            base = r * n_cols
+            text_row, value_row = table.text[r], values[r]
+            for c in range(n_cols):
+                if grid[base + c] != -1:
+                    continue
+                r1, c1 = r, c
+                m = merge_at.get((r, c))
+                if m is not None:
+                    r1, c1 = m[2], m[3]
+                nid = len(nodes)
+                nodes.append(Node(nid, r, c, r1, c1, text_row[c], value_row[c]))
+                if m is None:
+                    grid[base + c] = nid
+                else:
+                    for rr in range(r, r1 + 1):
+                        for cc in range(c, c1 + 1):
+                            grid[rr * n_cols + cc] = nid
+        self.nodes = nodes
+        self._grid = grid
+        self._text_index: dict[str, list[int]] | None = None
+
+    # ---- lookup -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def node(self, node_id: int) -> Node:
+        return self.nodes[node_id]
+
+    def node_at(self, r: int, c: int) -> Node:
+        """The node covering grid position (r, c); IndexError when outside the table."""
+        if not (0 <= r < self.n_rows and 0 <= c < self.n_cols):
+            raise IndexError(f"({r}, {c}) is outside the {self.n_rows}x{self.n_cols} table")
+        return self.nodes[self._grid[r * self.n_cols + c]]
+
+    def find_text(self, text: str) -> list[Node]:
+        """Nodes whose normalised text equals `text` normalised, in id order."""
+        if self._text_index is None:
+            index: dict[str, list[int]] = {}
+            for n in self.nodes:
+                if n.text.strip():
+                    index.setdefault(normalise_text(n.text), []).append(n.id)
+            self._text_index = index
+        return [self.nodes[i] for i in self._text_index.get(normalise_text(text), [])]
+
+    # ---- incidence ----------------------------------------------------------------------------
+    def row_nodes(self, r: int) -> list[Node]:
+        """Distinct nodes covering row r, left to right."""
+        base = r * self.n_cols
+        return self._distinct(self._grid[base + c] for c in range(self.n_cols))
+
+    def col_nodes(self, c: int) -> list[Node]:
+        """Distinct nodes covering column c, top to bottom."""
+        return self._distinct(self._grid[r * self.n_cols + c] for r in range(self.n_rows))
+
+    def _distinct(self, ids: Iterator[int]) -> list[Node]:
+        seen: set[int] = set()
+        out = []
+        for i in ids:
+            if i not in seen:
+                seen.add(i)
+                out.append(self.nodes[i])
+        return out
+
+    # ---- adjacency ----------------------------------------------------------------------------
+    @staticmethod
+    def relation(a: Node, b: Node) -> Relation | None:
+        """`same_row` if the row sets intersect, else `same_column` if the column sets do."""
+        if a.id == b.id:
+            return None
+        if a.r0 <= b.r1 and b.r0 <= a.r1:
+            return "same_row"
+        if a.c0 <= b.c1 and b.c0 <= a.c1:
+            return "same_column"
+        return None
+
+    def neighbours(self, node: Node) -> tuple[list[Node], list[Node]]:
+        """All neighbours split by relation, each list in id (row-major) order."""
+        row_ids: set[int] = set()
+        for r in node.rows:
+            base = r * self.n_cols
+            row_ids.update(self._grid[base + c] for c in range(self.n_cols))
+        col_ids: set[int] = set()
+        for c in node.cols:
+            col_ids.update(self._grid[r * self.n_cols + c] for r in range(self.n_rows))
+        row_ids.discard(node.id)
+        col_ids -= row_ids
+        col_ids.discard(node.id)
+        return [self.nodes[i] for i in sorted(row_ids)], [self.nodes[i] for i in sorted(col_ids)]
+
+    def shared_neighbours(self, a: Node, b: Node) -> list[Node]:
+        """Nodes adjacent to both a and b (true graph semantics), in id order.
+
+        For two cells in different rows and columns these are the corner cells plus any merged
+        area spanning both (the "common header" signal). When a and b share a row or column, the
+        rest of that row/column is included too, because every node in it is adjacent to both.
+        """
+        if a.id == b.id:
+            return []
+        na, ca = self.neighbours(a)
+        nb, cb = self.neighbours(b)
+        ids_b = {n.id for n in nb} | {n.id for n in cb}
+        out = {n.id for n in na if n.id in ids_b} | {n.id for n in ca if n.id in ids_b}
+        out.discard(a.id)
+        out.discard(b.id)
+        return [self.nodes[i] for i in sorted(out)]
+
+    def edges(self, limit: int | None = None) -> Iterator[tuple[int, int, Relation]]:
+        """Edges (a < b, relation), ordered by a then b; stops after `limit` edges."""
+        count = 0
+        for node in self.nodes:
+            same_row, same_col = self.neighbours(node)
+            later = [(n.id, "same_row") for n in same_row if n.id > node.id]
+            later += [(n.id, "same_column") for n in same_col if n.id > node.id]
+            for other, rel in sorted(later):
+                if limit is not None and count >= limit:
+                    return
+                count += 1
+                yield node.id, other, rel  # type: ignore[misc]
+
+    def edge_count(self) -> int:
+        """Number of edges, computed from incidence sizes without enumerating pairs."""
+        # Sum over nodes of |neighbours| / 2, with neighbours counted per node via row/col spans.
+        total = 0
+        for node in self.nodes:
+            same_row, same_col = self.neighbours(node)
+            total += len(same_row) + len(same_col)
+        return total // 2
+
+    def area_address(self, node: Node) -> str:
+        return self.table.address(node.r0, node.c0, node.r1, node.c1)

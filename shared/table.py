@@ -1,0 +1,121 @@
+"""The table model: displayed text, raw values, merged areas and origin of a rectangular range."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from celltrace.shared.a1 import parse_range, range_ref
+
+Merge = tuple[int, int, int, int]
+"""An inclusive, 0-based merged rectangle (first_row, first_col, last_row, last_col)."""
+
+
+class TableError(ValueError):
+    """The table data is inconsistent (ragged rows, overlapping merges, ...)."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a table came from: workbook path or name, sheet, and the A1 range it spans."""
+
+    sheet: str
+    address: str
+    workbook: str | None = None
+
+    @property
+    def top_left(self) -> tuple[int, int]:
+        """1-based (row, col) of the range's top-left cell."""
+        r0, c0, _, _ = parse_range(self.address)
+        return r0, c0
+
+
+@dataclass
+class Table:
+    """A rectangular grid. Covered cells of a merged area hold "" / None; the anchor holds the value.
+
+    `text` is what Excel displays, `values` the raw values (numbers stay numbers) for arithmetic.
+    """
+
+    text: list[list[str]]
+    values: list[list[Any]] | None = None
+    merges: list[Merge] = field(default_factory=list)
+    title: str | None = None
+    origin: Origin | None = None
+    hidden_rows: frozenset[int] = frozenset()
+    hidden_cols: frozenset[int] = frozenset()
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        widths = {len(row) for row in self.text}
+        if len(widths) > 1:
+            raise TableError(f"ragged grid: row lengths {sorted(widths)}")
+        if self.values is None:
+            self.values = [[cell if cell != "" else None for cell in row] for row in self.text]
+        elif len(self.values) != len(self.text) or any(
+            len(v) != len(t) for v, t in zip(self.values, self.text, strict=True)
+        ):
+            raise TableError("values grid does not match the text grid")
+        self.merges = normalise_merges(self.merges, self.n_rows, self.n_cols)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.text)
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.text[0]) if self.text else 0
+
+    def content_hash(self) -> str:
+        """Stable hash of everything that determines the graph (text, values, merges, title)."""
+        payload = json.dumps(
+            [self.title, self.text, self.values, self.merges], ensure_ascii=False, default=str
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def address(self, r0: int, c0: int, r1: int | None = None, c1: int | None = None) -> str:
+        """Sheet A1 address of a 0-based area of this table (relative to A1 without an origin)."""
+        top, left = self.origin.top_left if self.origin else (1, 1)
+        r1 = r0 if r1 is None else r1
+        c1 = c0 if c1 is None else c1
+        return range_ref(top + r0, left + c0, top + r1, left + c1)
+
+    @property
+    def sheet(self) -> str:
+        return self.origin.sheet if self.origin else ""
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Table:
+        """Build from a ../shared/data record (or its `table` object); annotations are ignored."""
+        table = record.get("table", record)
+        cells = table.get("cells")
+        if not isinstance(cells, list) or not all(isinstance(row, list) for row in cells):
+            raise TableError("table.cells must be a list of rows")
+        text = [["" if c is None else str(c) for c in row] for row in cells]
+        merges = [tuple(int(x) for x in m) for m in table.get("merges") or []]
+        return cls(text=text, merges=merges, title=table.get("title"))  # type: ignore[arg-type]
+
+
+def normalise_merges(merges: Sequence[Sequence[int]], n_rows: int, n_cols: int) -> list[Merge]:
+    """Validate merges (in bounds, non-overlapping), drop 1×1 areas, sort row-major by anchor."""
+    out: list[Merge] = []
+    owner: dict[tuple[int, int], int] = {}
+    for m in merges:
+        if len(m) != 4:
+            raise TableError(f"merge {list(m)} must have 4 integers")
+        r0, c0, r1, c1 = (int(x) for x in m)
+        if not (0 <= r0 <= r1 < n_rows and 0 <= c0 <= c1 < n_cols):
+            raise TableError(f"merge {[r0, c0, r1, c1]} outside the {n_rows}x{n_cols} grid")
+        if (r0, c0) == (r1, c1):
+            continue
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                if (r, c) in owner:
+                    raise TableError(f"merge {[r0, c0, r1, c1]} overlaps another merged area")
+                owner[(r, c)] = len(out)
+        out.append((r0, c0, r1, c1))
+    out.sort()
+    return out
