@@ -1,0 +1,94 @@
+"""Engine and LLM settings (pydantic-settings): environment variables with prefix `CELLTRACE_`, and `.env`.
+
+The endpoint uses the standard OpenAI variables `OPENAI_API_KEY` and `OPENAI_BASE_URL`. The default
+model is `CELLTRACE_MODEL`; each stage may override it with `CELLTRACE_MODEL_<STAGE>` (see `STAGES`).
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+STAGES: tuple[str, ...] = (
+    "TRACE_INIT",
+    "THOUGHT",
+    "ACTION",
+    "ANSWER",
+    "PLAN",
+    "PLAN_CHECK",
+    "PROGRAM",
+    "DEBUG",
+    "SUB_ANSWER",
+    "FINAL_ANSWER",
+    "JUDGE",
+)
+"""Every LLM stage; a stage named here gets the field `model_<stage>` (env `CELLTRACE_MODEL_<STAGE>`)."""
+
+
+class Settings(BaseSettings):
+    """All knobs of the LLM client and the reasoning engine; defaults are documented per field."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CELLTRACE_",
+        env_file=".env",
+        extra="ignore",
+        protected_namespaces=(),
+        populate_by_name=True,
+    )
+
+    # ---- endpoint ------------------------------------------------------------------------------
+    api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "CELLTRACE_API_KEY")
+    )
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "CELLTRACE_BASE_URL")
+    )
+    model: str | None = None
+    model_trace_init: str | None = None
+    model_thought: str | None = None
+    model_action: str | None = None
+    model_answer: str | None = None
+    model_plan: str | None = None
+    model_plan_check: str | None = None
+    model_program: str | None = None
+    model_debug: str | None = None
+    model_sub_answer: str | None = None
+    model_final_answer: str | None = None
+    model_judge: str | None = None
+
+    # ---- sampling and transport ----------------------------------------------------------------
+    temperature: float = 0.0
+    seed: int | None = None
+    max_completion_tokens: int = Field(default=1024, ge=16)
+    request_timeout: float = Field(default=60.0, gt=0, description="seconds per HTTP attempt")
+    max_retries: int = Field(default=3, ge=0, description="retries on 429/5xx/timeouts/connection errors")
+    retry_backoff: float = Field(default=0.5, ge=0, description="first backoff wait; doubles per retry")
+    retry_max_wait: float = Field(default=8.0, ge=0, description="cap of one backoff wait (and Retry-After)")
+    max_reasks: int = Field(default=2, ge=0, description="re-asks with the validation error per stage")
+
+    # ---- engine ----------------------------------------------------------------------------------
+    max_steps: int = Field(
+        default=6, ge=1, description="Thought/Action rounds before a forced answer (official code: 4+1)"
+    )
+    trace_init_k: int = Field(default=8, ge=1, description="at most this many initial trace nodes")
+    context_token_budget: int = Field(
+        default=6000, ge=200, description="table tokens allowed in a prompt; beyond it, an outline"
+    )
+    max_list_lines: int = Field(default=40, ge=1, description="cap of neighbour/search/trace lines")
+    offline_min_confidence: float = Field(default=0.5, ge=0, le=1)
+    fast_path_confidence: float = Field(
+        default=0.9, ge=0, le=1, description="auto mode returns the offline answer at or above this"
+    )
+
+    @property
+    def llm_configured(self) -> bool:
+        """True when a model or an endpoint is configured."""
+        return bool(self.model or self.base_url or any(self.model_for_stage(s) for s in STAGES))
+
+    def model_for_stage(self, stage: str) -> str | None:
+        """The stage override `CELLTRACE_MODEL_<STAGE>`, else None."""
+        return getattr(self, f"model_{stage.lower()}")
+
+    def model_for(self, stage: str) -> str:
+        """The model a stage uses: its override, else `CELLTRACE_MODEL`, else "default"."""
+        return self.model_for_stage(stage) or self.model or "default"
