@@ -1,0 +1,1 @@
+"""Evaluation for ``celltrace eval``: answer and evidence metrics (``metrics``), long-form metrics."""
