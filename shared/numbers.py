@@ -1,0 +1,146 @@
+"""Parse numbers as tables display them, and write computed numbers back as text.
+
+Parsing is deliberately conservative: a string is a number only when it is one number, written in
+the en-US style tables use, with optional sign, currency, percent and footnote marker. Anything
+else (words, ranges, dates, European ``1.234,56``) gives ``None`` so callers never act on a guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Context, Decimal
+
+__all__ = ["NumberInfo", "format_number", "parse_number", "parse_number_info"]
+
+_CTX = Context(prec=400, rounding=ROUND_HALF_UP)
+_MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"  # − ‒ – ﹣ － (not the em dash, which means "none")
+_SPACES = "\u00a0\u2007\u2009\u202f"  # NBSP, figure, thin and narrow spaces
+_CURRENCY = r"(?:[A-Z]{1,2}\$|\$|€|£|¥|₹|₩|₽|₺|₪|฿|₫|₱|CHF|USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|Rs\.?)"
+_NUM = (
+    r"(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?"  # 1,234 / 1,234.5
+    r"|\d{1,3}(?: \d{3})+(?:\.\d*)?"  # 1 234 567 (groups of exactly three)
+    r"|\d+(?:\.\d*)?|\.\d+)"  # 1234 / 12.5 / 5. / .5
+    r"(?:[eE][+-]?\d{1,3})?"  # 1.23E+05
+)
+_BODY_RE = re.compile(
+    rf"(?P<s1>[+-])?\s*(?P<c1>{_CURRENCY})?\s*(?P<s2>[+-])?\s*(?P<num>{_NUM})"
+    rf"\s*(?P<pct>%)?\s*(?P<c2>{_CURRENCY})?"
+)
+_PARENS_RE = re.compile(rf"(?P<c>{_CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?")
+_FOOTNOTE_RE = re.compile(r"\s*[*†‡]+$")
+
+
+@dataclass(frozen=True)
+class NumberInfo:
+    """A parsed displayed number.
+
+    ``value`` is the number as shown (``24.5%`` → 24.5, ``(7.8)`` → -7.8); ``is_percent`` says a
+    ``%`` followed it; ``currency`` is the symbol or code as written (``$``, ``€``, ``US$``, ``USD``)
+    or None; ``decimals`` counts the digits shown after the decimal point (mantissa for ``1.2E+05``).
+    """
+
+    value: float
+    is_percent: bool
+    currency: str | None
+    decimals: int
+
+
+def parse_number_info(text: str | float | None) -> NumberInfo | None:
+    """Parse displayed number text; None when it is not exactly one number.
+
+    Rules, applied in order:
+
+    * ints and floats pass through (``bool``, NaN and ``None`` → None); other non-strings → None;
+    * whitespace (including NBSP and thin spaces) is trimmed; empty, ``-``, ``–``, ``—`` → None;
+    * a trailing footnote marker made of ``*``, ``†`` or ``‡`` is dropped (``12.5*`` → 12.5); letter
+      markers such as ``12.5 (a)`` are *not* accepted;
+    * unicode minus signs (``−``, ``–``, ``‒``, full-width) count as ``-``; a leading ``+`` is allowed;
+    * parentheses mean negative: ``(7.8)``, ``( 1,151 )``, ``($5,813)``, ``$(5,813)``, ``(7.8)%``;
+      a sign inside parentheses is rejected;
+    * one currency symbol or code, before or after the number, before or after the sign
+      (``$5``, ``-$5``, ``$-5``, ``€ 1.5``, ``5 €``, ``US$5``, ``USD 5``);
+    * a ``%`` after the number sets ``is_percent`` but does not divide: ``24.5%`` → 24.5;
+    * digits: plain (``2017``, ``.5``, ``5.``), comma thousands in groups of exactly three
+      (``1,234.5``; ``1,23`` → None), space thousands only in groups of exactly three
+      (``1 234 567``), optional exponent (``1.23E+05``). European ``1.234,56`` → None.
+    """
+    if isinstance(text, bool) or text is None:
+        return None
+    if isinstance(text, int | float):
+        return None if math.isnan(text) else NumberInfo(float(text), False, None, _decimals_of(text))
+    if not isinstance(text, str):
+        return None
+    s = text.strip()
+    for ch in _SPACES:
+        s = s.replace(ch, " ")
+    s = _FOOTNOTE_RE.sub("", s.strip()).strip()
+    if not s or s == "-" or s in _MINUSES:
+        return None
+    for ch in _MINUSES:
+        s = s.replace(ch, "-")
+    negative = False
+    outer_currency = None
+    outer_pct = False
+    if m := _PARENS_RE.fullmatch(s):
+        negative, outer_currency, outer_pct, s = True, m["c"], bool(m["pct"]), m["inner"]
+    m = _BODY_RE.fullmatch(s)
+    if not m:
+        return None
+    signs = [x for x in (m["s1"], m["s2"]) if x]
+    currencies = [x for x in (outer_currency, m["c1"], m["c2"]) if x]
+    if len(signs) > 1 or len(currencies) > 1 or (negative and signs) or (outer_pct and m["pct"]):
+        return None
+    num = m["num"].replace(",", "").replace(" ", "")
+    value = float(num)
+    if negative or signs == ["-"]:
+        value = -value
+    mantissa = re.split("[eE]", num)[0]
+    decimals = len(mantissa.partition(".")[2])
+    return NumberInfo(value, outer_pct or bool(m["pct"]), currencies[0] if currencies else None, decimals)
+
+
+def parse_number(text: str | float | None) -> float | None:
+    """The value of :func:`parse_number_info` (``"$5,813"`` → 5813.0, ``"24.5%"`` → 24.5) or None."""
+    info = parse_number_info(text)
+    return None if info is None else info.value
+
+
+def format_number(x: float, decimals: int | None = None) -> str:
+    """Write a computed number as plain text (no thousands separators, no exponent).
+
+    * ``decimals`` given: round half away from zero to exactly that many places
+      (``format_number(5, 2)`` → ``"5.00"``; negative values round to tens, hundreds: ``(1234, -2)``
+      → ``"1200"``);
+    * default: the value is first taken to 15 significant digits (float noise: ``0.1 + 0.2`` → ``"0.3"``);
+      integers print without ``.0`` (``55.0`` → ``"55"``); otherwise round to 2 decimals and drop
+      trailing zeros (``1/3`` → ``"0.33"``, ``2.5`` → ``"2.5"``); if that would show 0 for a non-zero
+      value, keep two significant digits instead (``0.001234`` → ``"0.0012"``);
+    * ``-0`` prints as ``"0"``; NaN and infinities print as ``"nan"``, ``"inf"``, ``"-inf"``.
+    """
+    if not math.isfinite(x):
+        return str(float(x))
+    num = Decimal(format(x, ".15g")) if isinstance(x, float) else Decimal(x)
+    if decimals is not None:
+        return _fixed(num.quantize(Decimal(1).scaleb(-decimals), context=_CTX))
+    if num == num.to_integral_value():
+        return _fixed(num.quantize(Decimal(1), context=_CTX))
+    places = 2
+    if abs(num) < Decimal("0.005"):
+        places = 1 - num.adjusted()  # two significant digits
+    rounded = num.quantize(Decimal(1).scaleb(-places), context=_CTX)
+    text = _fixed(rounded)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _fixed(num: Decimal) -> str:
+    text = format(num, "f")
+    return "0" + text[2:] if text.startswith("-0") and not text.strip("-0.") else text
+
+
+def _decimals_of(x: float) -> int:
+    """Decimals in the shortest repr of a float (``2.50`` → 1, ``3.0`` → 0)."""
+    if isinstance(x, int) or not math.isfinite(x) or x == int(x):
+        return 0
+    return max(0, -Decimal(repr(x)).normalize().as_tuple().exponent)
