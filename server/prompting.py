@@ -1,0 +1,171 @@
+"""Deterministic prompt rendering: templates with `{{slot}}`s, table blocks, outlines and history.
+
+Everything here is a pure function of its inputs, iterated in list or id order, so a prompt never
+depends on set/dict iteration order or PYTHONHASHSEED. Cell text is data: table content is always
+wrapped in a BEGIN/END block and every cell is rendered by `render_node` (a quoted Python literal,
+so cell text cannot break out of its line).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from celltrace.prompts import load
+from celltrace.server.tokens import CHARS_PER_TOKEN, estimate_tokens
+from celltrace.shared.graph import CellGraph, Node, render_node
+from celltrace.shared.schemas import Step, StepAction
+
+_SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
+CELL_CHARS = 120
+"""Cell text longer than this is cut with an ellipsis in prompt listings."""
+
+
+def render(name: str, **slots: Any) -> str:
+    """Fill template `name`'s `{{slot}}`s in one pass (values are never re-scanned for slots).
+
+    Every slot in the template must be given and every given slot must be used.
+    """
+    template = load(name)
+    used = set(_SLOT.findall(template))
+    if used != set(slots):
+        raise KeyError(f"template {name!r}: slots {sorted(used)} but got {sorted(slots)}")
+    return _SLOT.sub(lambda m: str(slots[m.group(1)]), template).strip() + "\n"
+
+
+def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
+    """Short stable hash of a rendered message list (for logs and run comparison)."""
+    payload = json.dumps(list(messages), ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def cell(node: Node) -> str:
+    """A node as shown in prompt listings (text capped at CELL_CHARS)."""
+    return render_node(node, CELL_CHARS)
+
+
+def node_list(nodes: Sequence[Node], limit: int) -> str:
+    """`[(..), (..)]`, at most `limit` nodes, then `... and N more`."""
+    shown = ", ".join(cell(n) for n in nodes[:limit])
+    more = len(nodes) - limit
+    return f"[{shown}{f', ... and {more} more' if more > 0 else ''}]"
+
+
+def data_block(label: str, lines: Sequence[str]) -> str:
+    """Wrap data lines in explicit delimiters; the text inside is never instructions."""
+    body = "\n".join(lines) if lines else "(none)"
+    return f"<<<BEGIN {label}>>>\n{body}\n<<<END {label}>>>"
+
+
+def fit_lines(lines: Sequence[str], budget_tokens: int, what: str) -> list[str]:
+    """The longest prefix of `lines` within `budget_tokens`, plus a count line when cut."""
+    out: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget_tokens:
+            out.append(f"... {len(lines) - i} more {what} not shown")
+            break
+        out.append(line)
+        used += cost
+    return out
+
+
+def table_lines(graph: CellGraph) -> list[str]:
+    """The whole table as node tuples, one per line, in id (row-major) order; empty cells omitted."""
+    return [cell(n) for n in graph.nodes if not n.empty]
+
+
+def outline_lines(graph: CellGraph, budget_tokens: int, row_limit: int) -> list[str]:
+    """Outline of a table too large for the prompt: size, inferred headers and sample rows."""
+    table = graph.table
+    non_empty = sum(1 for n in graph.nodes if not n.empty)
+    lines = [
+        f"title: {table.title!r}" if table.title else "title: (none)",
+        f"size: {graph.n_rows} rows x {graph.n_cols} columns, {non_empty} non-empty cells "
+        "(too large to show in full: reach other cells with the actions)",
+    ]
+    header_rows, header_cols = _headers(graph)
+    if header_rows is None:
+        header_rows = [0]
+        lines.append("headers: not inferred; the first rows are shown")
+    else:
+        lines.append(f"header rows (inferred): {_ints(header_rows)}")
+        lines.append(f"header columns (inferred): {_ints(header_cols or [])}")
+    data_rows = [r for r in range(graph.n_rows) if r not in set(header_rows)][:3]
+    for r in [*header_rows, *data_rows]:
+        row = [n for n in graph.row_nodes(r) if not n.empty and n.r0 == r]
+        lines.append(f"row {r}: {node_list(row, row_limit)}")
+    if header_cols:
+        for c in header_cols:
+            col = [n for n in graph.col_nodes(c) if not n.empty]
+            lines.append(f"column {c}: {node_list(col, row_limit)}")
+    return fit_lines(lines, budget_tokens, "outline lines")
+
+
+def _headers(graph: CellGraph) -> tuple[list[int] | None, list[int] | None]:
+    """Header rows/columns from `celltrace.shared.headers` when that module is available."""
+    try:
+        from celltrace.shared.headers import infer_headers
+    except ImportError:
+        return None, None
+    model = infer_headers(graph)
+    return sorted(model.header_rows), sorted(model.header_cols)
+
+
+def _ints(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values) or "none"
+
+
+def format_arg(arg: Any) -> str:
+    """An action argument as the model would write it: tuples for lists, quoted strings."""
+    if isinstance(arg, list | tuple):
+        return "(" + ", ".join(format_arg(a) for a in arg) + ")"
+    return repr(arg) if isinstance(arg, str) else json.dumps(arg, default=str)
+
+
+def format_action(action: StepAction) -> str:
+    return f"{action.name}({', '.join(format_arg(a) for a in action.args)})"
+
+
+def step_lines(number: int, step: Step, full: bool) -> list[str]:
+    """Figure 14 style: the one-line action list, then (when `full`) thought, actions, observations."""
+    lines = [f"Step {number}: {json.dumps([format_action(a) for a in step.actions], ensure_ascii=False)}"]
+    if full:
+        lines.append(f"Thought step {number}: {step.thought}")
+        lines.append(f"Action step {number}:")
+        lines += [f"{i}. {format_action(a)}" for i, a in enumerate(step.actions, 1)]
+        lines.append(f"Observation step {number}:")
+        lines += [f"{i}. {o}" for i, o in enumerate(step.observations, 1)] or ["(none)"]
+    return lines
+
+
+def history_lines(steps: Sequence[Step], budget_tokens: int) -> list[str]:
+    """Steps within budget: the newest in full, older ones (once one does not fit) as action lines."""
+    blocks: list[list[str]] = []
+    used = 0
+    full = True
+    for i in range(len(steps) - 1, -1, -1):
+        for lines in ([step_lines(i + 1, steps[i], True)] if full else []) + [
+            step_lines(i + 1, steps[i], False)
+        ]:
+            cost = sum(estimate_tokens(line) + 1 for line in lines)
+            if used + cost <= budget_tokens:
+                blocks.append(lines)
+                used += cost
+                break
+            full = False
+        else:
+            blocks.append([f"... {i + 1} earlier steps not shown"])
+            break
+    return [line for lines in reversed(blocks) for line in lines]
+
+
+def truncate(text: str, budget_tokens: int) -> str:
+    """`text` cut to about `budget_tokens` (marked with an ellipsis when cut)."""
+    if estimate_tokens(text) <= budget_tokens:
+        return text
+    return text[: max(budget_tokens * CHARS_PER_TOKEN - 1, 0)] + "…"
