@@ -1,0 +1,241 @@
+"""Run model-written Python functions in a locked-down child process (threat model: SANDBOX.md).
+
+The server never execs, evals or unpickles generated code or its output. `run_function` starts
+`python -I sandbox_child.py` with an empty environment in a fresh temporary directory, inside
+bubblewrap namespaces when `bwrap` works, else a network namespace from `unshare` when that works.
+The child locks itself down (rlimits, seccomp, audit hook) and answers with one JSON object; the
+parent enforces the wall-clock timeout and the output cap, and kills the whole process group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+CHILD = Path(__file__).with_name("sandbox_child.py")
+STDERR_CAP = 65_536
+CHILD_LAYERS = "rlimits+seccomp+audit-hook"
+
+
+class SandboxLimits(BaseModel):
+    """Resource limits for one run."""
+
+    timeout_s: float = 5.0
+    cpu_s: int = 5
+    memory_mb: int = 512
+    output_bytes: int = 1_000_000
+    file_bytes: int = 1_000_000
+
+
+class SandboxResult(BaseModel):
+    """Outcome of one run; `error` is a short reason whenever `ok` is False."""
+
+    ok: bool
+    value: Any = None
+    error: str | None = None
+    stdout: str = ""
+    seconds: float
+    mechanism: str
+
+
+def _bwrap_prefix(workdir: str, extra_ro: tuple[str, ...]) -> list[str]:
+    """bubblewrap arguments: all namespaces, uid 65534, no capabilities, a read-only minimal view."""
+    args = ["bwrap", "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
+            "--clearenv", "--cap-drop", "ALL", "--hostname", "sandbox", "--dev", "/dev",
+            "--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    roots = {os.path.realpath(p) for p in prefixes}
+    for path in sorted(roots | {sys.prefix, str(CHILD), *extra_ro}):
+        args += ["--ro-bind", path, path]
+    return [*args, "--bind", workdir, workdir, "--chdir", workdir, "--"]
+
+
+def _works(prefix: list[str]) -> bool:
+    """Whether `prefix + [python, -I, -c, pass]` runs."""
+    try:
+        proc = subprocess.run([*prefix, sys.executable, "-I", "-c", "pass"], capture_output=True,
+                              timeout=10, env={}, cwd=tempfile.gettempdir())
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0
+
+
+@functools.cache
+def _wrapper() -> str:
+    """The outer isolation layer that works on this machine: "bwrap", "netns" or ""."""
+    if shutil.which("bwrap"):
+        with tempfile.TemporaryDirectory(prefix="celltrace-sbx-") as tmp:
+            if _works(_bwrap_prefix(tmp, ())):
+                return "bwrap"
+    if shutil.which("unshare") and _works(["unshare", "--net", "--"]):
+        return "netns"
+    return ""
+
+
+def _mechanism(wrapper: str, child_layers: str) -> str:
+    outer = {"bwrap": "bwrap(user,pid,net,ipc,uts,mount;uid=65534)", "netns": "netns", "": ""}[wrapper]
+    return "+".join(p for p in (outer, child_layers) if p)
+
+
+def isolation_info() -> str:
+    """The isolation layers a run gets on this machine, e.g. "netns+rlimits+seccomp+audit-hook"."""
+    probe = run_function("def probe():\n    return 1\n", None, [])
+    return probe.mechanism if probe.ok else _mechanism(_wrapper(), "unverified")
+
+
+def _prelude_dirs(prelude_module: str) -> tuple[str, ...]:
+    """Source folders bwrap must expose so the child can import the prelude module (trusted code)."""
+    importlib.import_module(prelude_module)
+    top = prelude_module.partition(".")[0]
+    files = [getattr(m, "__file__", None) for n, m in list(sys.modules.items())
+             if n == top or n.startswith(top + ".")]
+    return tuple(sorted({os.path.dirname(os.path.realpath(f)) for f in files if f}))
+
+
+def _signal_reason(code: int, seconds: float, limits: SandboxLimits) -> str:
+    sig = -code if code < 0 else code - 128
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and seconds >= limits.cpu_s * 0.9:
+        return f"cpu time limit exceeded ({limits.cpu_s} s)"
+    if sig == signal.SIGXFSZ:
+        return "file size limit exceeded"
+    if sig == signal.SIGSYS:
+        return "forbidden system call (seccomp)"
+    if 0 < sig < signal.NSIG:
+        return f"sandbox process killed by {signal.Signals(sig).name}"
+    return f"sandbox process exited with code {code}"
+
+
+def _communicate(proc: subprocess.Popen[bytes], payload: bytes, limits: SandboxLimits,
+                 deadline: float) -> tuple[bytes, bytes, str | None]:
+    """Feed stdin and read stdout/stderr until exit, the deadline, or the output cap; no threads."""
+    assert proc.stdin and proc.stdout and proc.stderr
+    out_cap = 2 * limits.output_bytes + 65_536  # return value + captured prints + envelope
+    out, err = bytearray(), bytearray()
+    sel = selectors.DefaultSelector()
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        os.set_blocking(f.fileno(), False)
+    sel.register(proc.stdin, selectors.EVENT_WRITE)
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    sent = 0
+    try:
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return bytes(out), bytes(err), f"timeout after {limits.timeout_s} s"
+            for key, _ in sel.select(min(remaining, 0.5)):
+                if key.fileobj is proc.stdin:
+                    try:
+                        sent += os.write(proc.stdin.fileno(), payload[sent:sent + 65_536])
+                    except BrokenPipeError:
+                        sent = len(payload)
+                    if sent >= len(payload):
+                        sel.unregister(proc.stdin)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(key.fileobj.fileno(), 65_536)  # type: ignore[union-attr]
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                elif key.fileobj is proc.stdout:
+                    out += chunk
+                    if len(out) > out_cap:
+                        return bytes(out), bytes(err), "output too large"
+                elif len(err) < STDERR_CAP:
+                    err += chunk
+        return bytes(out), bytes(err), None
+    finally:
+        sel.close()
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the child's process group if it still runs, reap it and close the pipes."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        if f:
+            with contextlib.suppress(OSError):
+                f.close()
+
+
+def run_function(source: str, entry: str | None, args: list[Any], limits: SandboxLimits | None = None,
+                 prelude_module: str | None = None) -> SandboxResult:
+    """Run `entry` (default: the last top-level function) of `source` on a JSON copy of `args`.
+
+    Never raises: every failure, including sandbox setup problems, becomes `ok=False` with a reason.
+    """
+    limits = limits or SandboxLimits()
+    start = time.monotonic()
+    wrapper = ""
+    try:
+        wrapper = _wrapper()
+        return _run(source, entry, args, limits, prelude_module, wrapper, start)
+    except Exception as exc:  # a bug or an OS problem here must not reach the caller
+        return SandboxResult(ok=False, error=f"sandbox error: {type(exc).__name__}: {exc}"[:500],
+                             seconds=time.monotonic() - start, mechanism=_mechanism(wrapper, CHILD_LAYERS))
+
+
+def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits, prelude_module: str | None,
+         wrapper: str, start: float) -> SandboxResult:
+    def fail(error: str, layers: str = CHILD_LAYERS) -> SandboxResult:
+        return SandboxResult(ok=False, error=error, seconds=time.monotonic() - start,
+                             mechanism=_mechanism(wrapper, layers))
+
+    request = {"source": source, "entry": entry, "args": args, "prelude": prelude_module,
+               "limits": limits.model_dump()}
+    try:
+        payload = json.dumps(request, allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        return fail(f"arguments are not JSON-serialisable: {exc}")
+    workdir = tempfile.mkdtemp(prefix="celltrace-sbx-")
+    try:
+        os.chmod(workdir, 0o700)
+        prefix: list[str] = []
+        if wrapper == "bwrap":
+            prefix = _bwrap_prefix(workdir, _prelude_dirs(prelude_module) if prelude_module else ())
+        elif wrapper == "netns":
+            prefix = ["unshare", "--net", "--"]
+        proc = subprocess.Popen([*prefix, sys.executable, "-I", str(CHILD)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={}, cwd=workdir,
+                                start_new_session=True, close_fds=True)
+        try:
+            out, err, problem = _communicate(proc, payload, limits, start + limits.timeout_s)
+        finally:
+            _kill(proc)
+        if problem:
+            return fail(problem)
+        if proc.returncode != 0 and not out:
+            last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+            reason = _signal_reason(proc.returncode, time.monotonic() - start, limits)
+            return fail(f"{reason}: {last[0][:200]}" if last[0] else reason)
+        try:
+            reply = json.loads(out)
+            layers = "+".join(reply["layers"])
+            return SandboxResult(ok=bool(reply["ok"]), value=reply["value"], error=reply["error"],
+                                 stdout=str(reply["stdout"]), seconds=time.monotonic() - start,
+                                 mechanism=_mechanism(wrapper, layers))
+        except (ValueError, KeyError, TypeError):
+            return fail("sandbox protocol error: the child's reply is not the expected JSON")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
