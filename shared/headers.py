@@ -1,0 +1,271 @@
+"""Header inference from table structure alone (no dataset annotations are ever read).
+
+The model: a top band of `header_rows` column-header rows and a left band of `header_cols`
+row-header columns; the rest is the data region. Cues, in order of use:
+
+* **Top band** — leading rows that have text to the right of column 0 and hold no plain number
+  there (year-like labels such as `2017` or `fy 2018` count as text); a row whose only content sits
+  in column 0 is a section label, not a column header, and ends the band. A table with no numeric
+  row at all keeps one header row.
+* **Left band** — leading columns whose data-region cells are mostly text (years included), at
+  least as wide as the empty top-left corner; at least one column when the first column is text.
+* **Parents** — merged areas span their children; blank header cells inherit the label to their
+  left (upper header rows) or above (outer row-header columns) when a deeper level is filled;
+  indented labels (leading spaces) hang under the nearest less-indented label above; section rows
+  (a label whose data cells are all empty) head the rows below them until the next section row.
+
+`HeaderModel` answers `is_header`, `col_path`, `row_path` and `path_text` for any node.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from celltrace.shared.graph import CellGraph, Node, normalise_text
+
+_NUMBER = re.compile(r"^[-−–+]?\s*[$€£¥]?\s*\(?\s*[-−–]?\s*[$€£¥]?\d[\d,]*(?:\.\d+)?\s*\)?\s*%?$")
+_YEAR = re.compile(
+    r"^(?:fy\s*|fiscal\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{2,4})?(?:\s*\(\w{1,3}\))?\s*\*?$"
+)
+
+
+def is_number_text(text: str) -> bool:
+    """A displayed number (`1,234`, `(7.8)`, `$5`, `24.5%`) that is not a year label."""
+    t = normalise_text(text)
+    return bool(t) and bool(_NUMBER.match(t)) and not is_year_text(t)
+
+
+def is_year_text(text: str) -> bool:
+    """Year-like labels: `2017`, `fy 2018`, `2017-18`, `2018 (a)`."""
+    return bool(_YEAR.match(normalise_text(text)))
+
+
+def indent_of(text: str) -> int:
+    """Leading spaces (a tab counts 4, a non-breaking space 1): the label's indentation level."""
+    n = 0
+    for ch in text:
+        if ch == " " or ch == "\u00a0":
+            n += 1
+        elif ch == "\t":
+            n += 4
+        else:
+            break
+    return n
+
+
+@dataclass
+class HeaderModel:
+    """Inferred header structure of one graph; all paths are lists of nodes, outermost first."""
+
+    graph: CellGraph
+    header_rows: int
+    header_cols: int
+    section_rows: frozenset[int] = frozenset()
+    _row_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
+    _col_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
+
+    # ---- classification -----------------------------------------------------------------------
+    def is_header(self, node: Node) -> bool:
+        """In the top band, in the left band, or a section-row label."""
+        return (
+            node.r0 < self.header_rows
+            or node.c0 < self.header_cols
+            or (node.r0 in self.section_rows and not node.empty)
+        )
+
+    def is_data(self, node: Node) -> bool:
+        """A non-empty cell of the data region."""
+        return not node.empty and not self.is_header(node)
+
+    def data_nodes(self) -> list[Node]:
+        return [n for n in self.graph.nodes if self.is_data(n)]
+
+    def header_nodes(self) -> list[Node]:
+        return [n for n in self.graph.nodes if not n.empty and self.is_header(n)]
+
+    # ---- paths --------------------------------------------------------------------------------
+    def col_path(self, node: Node) -> list[Node]:
+        """Column-header nodes above `node` (for a column header: its ancestors), outermost first.
+
+        For a row-header or data cell every column it covers contributes; blank upper header cells
+        take the label to their left (unmerged spanning headers).
+        """
+        top = min(node.r0, self.header_rows) if node.r0 < self.header_rows else self.header_rows
+        out: list[Node] = []
+        seen: set[int] = set()
+        for r in range(top):
+            for c in node.cols:
+                h = self._col_label(r, c)
+                if h is not None and h.id not in seen and h.id != node.id:
+                    seen.add(h.id)
+                    out.append(h)
+        return out
+
+    def row_path(self, node: Node) -> list[Node]:
+        """Row-header nodes qualifying `node`'s row, outermost first (parents included).
+
+        For a data cell: the section/indent parents of its row, then the left-band labels of the
+        row (merged labels spanning it, blank outer columns filled from above). For a row header:
+        its parents only.
+        """
+        if node.r0 < self.header_rows:
+            return []
+        r = node.r0
+        out: list[Node] = []
+        seen: set[int] = set()
+
+        def add(n: Node | None) -> None:
+            if n is not None and not n.empty and n.id not in seen and n.id != node.id:
+                seen.add(n.id)
+                out.append(n)
+
+        for p in self._row_parents.get(r, []):
+            add(p)
+        last = min(node.c0, self.header_cols) if node.c0 < self.header_cols else self.header_cols
+        for c in range(last):
+            add(self._row_label(r, c))
+        return out
+
+    def path_text(self, node: Node) -> str:
+        """Readable header context, e.g. `year ended december 31 > 2017` for a column header.
+
+        Header nodes: their ancestors then themselves. Data cells: `row path | column path`.
+        """
+        def join(nodes: list[Node]) -> str:
+            return " > ".join(normalise_text(n.text) for n in nodes if n.text.strip())
+
+        if self.is_header(node):
+            path = self.col_path(node) if node.r0 < self.header_rows else self.row_path(node)
+            return join([*path, node])
+        rows, cols = join(self.row_path(node)), join(self.col_path(node))
+        return f"{rows} | {cols}" if rows and cols else rows or cols
+
+    def header_context(self, node: Node) -> list[Node]:
+        """Row path + column path of a node (the headers that qualify a data cell)."""
+        return [*self.row_path(node), *self.col_path(node)]
+
+    # ---- label lookup with fill -----------------------------------------------------------------
+    def _col_label(self, r: int, c: int) -> Node | None:
+        n = self.graph.node_at(r, c)
+        if not n.empty:
+            return n
+        if r >= self.header_rows - 1 or c < self.header_cols:
+            return None
+        # blank upper header cell: inherit from the left if the level below is filled here
+        below = self.graph.node_at(r + 1, c)
+        if below.empty:
+            return None
+        for cc in range(c - 1, self.header_cols - 1, -1):
+            left = self.graph.node_at(r, cc)
+            if not left.empty:
+                return left if not self.graph.node_at(r + 1, cc).empty else None
+        return None
+
+    def _row_label(self, r: int, c: int) -> Node | None:
+        n = self.graph.node_at(r, c)
+        if not n.empty:
+            return n
+        if c >= self.header_cols - 1:
+            return None
+        # blank outer row-header cell: inherit from above if a deeper level is filled on this row
+        if all(self.graph.node_at(r, cc).empty for cc in range(c + 1, self.header_cols)):
+            return None
+        for rr in range(r - 1, self.header_rows - 1, -1):
+            if rr in self.section_rows:
+                return None
+            up = self.graph.node_at(rr, c)
+            if not up.empty:
+                return up
+        return None
+
+
+def _kind(node: Node) -> str:
+    if node.empty:
+        return "empty"
+    if is_number_text(node.text):
+        return "number"
+    return "text"
+
+
+def infer_headers(graph: CellGraph) -> HeaderModel:
+    """Infer the header bands, section rows and row parents of `graph` from structure alone."""
+    n_rows, n_cols = graph.n_rows, graph.n_cols
+    if n_rows == 0 or n_cols == 0:
+        return HeaderModel(graph, 0, 0)
+    kinds = [[_kind(graph.node_at(r, c)) for c in range(n_cols)] for r in range(n_rows)]
+
+    # top band
+    has_number_row = any("number" in kinds[r][1:] for r in range(n_rows))
+    header_rows = 0
+    if n_cols > 1 and has_number_row:
+        for r in range(n_rows - 1):
+            rest = kinds[r][1:]
+            if "number" in rest or "text" not in rest:
+                break
+            header_rows = r + 1
+        # a merged area that starts in the band and reaches below extends it (tall headers)
+        for node in graph.nodes:
+            if node.r0 < header_rows <= node.r1 and node.c0 > 0 and node.r1 < n_rows - 1:
+                header_rows = node.r1 + 1
+    elif n_rows > 1:
+        header_rows = 1
+
+    # left band
+    corner = 0
+    if header_rows:
+        while corner < n_cols - 1 and all(graph.node_at(r, corner).empty for r in range(header_rows)):
+            corner += 1
+    header_cols = 0
+    for c in range(n_cols - 1):
+        col = [kinds[r][c] for r in range(header_rows, n_rows) if kinds[r][c] != "empty"]
+        if col and col.count("number") * 2 < len(col):
+            header_cols = c + 1
+        else:
+            break
+    header_cols = max(header_cols, corner)
+    if header_cols >= n_cols:
+        header_cols = 1 if n_cols > 1 else 0
+
+    # section rows: a left-band label whose data cells are all empty, with data rows below it
+    sections: list[int] = []
+    for r in range(header_rows, n_rows):
+        left = [kinds[r][c] for c in range(header_cols)]
+        right = [kinds[r][c] for c in range(header_cols, n_cols)]
+        if "text" in left and all(k == "empty" for k in right) and r + 1 < n_rows:
+            sections.append(r)
+
+    model = HeaderModel(graph, header_rows, header_cols, frozenset(sections))
+    model._row_parents = _row_parents(graph, model, sections)
+    return model
+
+
+def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> dict[int, list[Node]]:
+    """Per data-band row, the parent labels of its innermost row label, outermost first.
+
+    A stack of (indent, label, is_section): a section label replaces labels at its indentation or
+    deeper; a plain label pops only plain labels at its indentation or deeper (an unindented table's
+    section therefore scopes every row up to the next section row).
+    """
+    out: dict[int, list[Node]] = {}
+    stack: list[tuple[int, Node, bool]] = []
+    label_col = model.header_cols - 1
+    for r in range(model.header_rows, graph.n_rows):
+        if r in sections:
+            label = next(
+                graph.node_at(r, c) for c in range(model.header_cols) if not graph.node_at(r, c).empty
+            )
+            ind = indent_of(label.text)
+            stack = [e for e in stack if e[0] < ind]
+            out[r] = [n for _, n, _ in stack]
+            stack.append((ind, label, True))
+            continue
+        lab = graph.node_at(r, label_col) if label_col >= 0 else None
+        if lab is None or lab.empty or lab.r0 != r:
+            out[r] = [n for _, n, is_section in stack if is_section]
+            continue
+        ind = indent_of(lab.text)
+        stack = [e for e in stack if e[0] < ind or (e[2] and e[0] == ind)]
+        out[r] = [n for _, n, _ in stack]
+        stack.append((ind, lab, False))
+    return out

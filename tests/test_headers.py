@@ -1,0 +1,118 @@
+"""Header inference on hand-built tables: financial statement, HiTab-like, AIT-QA-like."""
+
+from __future__ import annotations
+
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers, is_number_text, is_year_text
+from celltrace.shared.table import Table
+
+
+def texts(nodes) -> list[str]:
+    return [n.text.strip() for n in nodes]
+
+
+FINANCIAL = Table(
+    text=[
+        ["", "Year Ended December 31", "", ""],
+        ["", "2017", "2016", "2015"],
+        ["Operating revenue", "", "", ""],
+        ["  Passenger", "$31,000", "$29,000", "$27,000"],
+        ["  Cargo", "1,234", "1,100", "(7.8)"],
+        ["Total operating revenue", "32,234", "30,100", "26,992"],
+        ["Operating expenses", "", "", ""],
+        ["  Salaries", "10,000", "9,000", "8,000"],
+        ["    Pension", "1,000", "900", "800"],
+    ],
+    merges=[(0, 1, 0, 3)],
+)
+
+
+def test_financial_statement_bands_and_paths() -> None:
+    g = CellGraph(FINANCIAL)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (2, 1)
+    assert h.section_rows == frozenset({2, 6})
+    cargo_2016 = g.node_at(4, 2)
+    assert texts(h.col_path(cargo_2016)) == ["Year Ended December 31", "2016"]
+    assert texts(h.row_path(cargo_2016)) == ["Operating revenue", "Cargo"]
+    assert h.path_text(g.node_at(1, 1)) == "year ended december 31 > 2017"
+    assert h.path_text(cargo_2016) == "operating revenue > cargo | year ended december 31 > 2016"
+    assert texts(h.row_path(g.node_at(8, 1))) == ["Operating expenses", "Salaries", "Pension"]
+    assert texts(h.row_path(g.node_at(7, 3))) == ["Operating expenses", "Salaries"]
+    assert h.is_header(g.node_at(2, 0)) and h.is_header(g.node_at(1, 3))
+    assert not h.is_header(cargo_2016) and h.is_data(cargo_2016)
+    assert texts(h.row_path(g.node_at(4, 0))) == ["Operating revenue"]  # a header's parents only
+
+
+def test_hitab_like_merged_column_groups_and_unit_row() -> None:
+    t = Table(
+        text=[
+            ["sector", "black workers", "", "other workers", ""],
+            ["", "immigrant", "total", "immigrant", "total"],
+            ["", "percent", "", "", ""],
+            ["utilities", "0.5", "0.6", "0.7", "1.1"],
+            ["construction", "8.0", "7.5", "10.2", "12.8"],
+        ],
+        merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4), (2, 1, 2, 4)],
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (3, 1)
+    cell = g.node_at(4, 3)
+    assert texts(h.col_path(cell)) == ["other workers", "immigrant", "percent"]
+    assert texts(h.row_path(cell)) == ["construction"]
+    assert texts(h.col_path(g.node_at(3, 0))) == ["sector"]
+
+
+def test_unmerged_spanning_header_fills_right_and_row_labels_fill_down() -> None:
+    t = Table(
+        text=[
+            ["club", "season", "league", "", "cup", ""],
+            ["", "", "apps", "goals", "apps", "goals"],
+            ["burnley", "1950-51", "30", "5", "1", "0"],
+            ["", "1951-52", "28", "4", "0", "0"],
+            ["york", "1952-53", "38", "11", "3", "1"],
+        ],
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (2, 2)
+    cell = g.node_at(3, 3)
+    assert texts(h.col_path(cell)) == ["league", "goals"]
+    assert texts(h.row_path(cell)) == ["burnley", "1951-52"]
+    assert texts(h.col_path(g.node_at(4, 5))) == ["cup", "goals"]
+
+
+def test_aitqa_like_empty_corner_two_level_rows() -> None:
+    t = Table(
+        text=[
+            ["", "", "Year Ended December 31", ""],
+            ["", "", "2019", "2018 (a)"],
+            ["Income Statement Data", "Operating revenue", "$43,259", "$41,303"],
+            ["", "Net income", "3,009", "2,122"],
+            ["Balance Sheet Data", "Total assets", "52,611", "49,024"],
+        ],
+        merges=[(0, 2, 0, 3), (2, 0, 3, 0)],
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (2, 2)
+    cell = g.node_at(3, 3)
+    assert texts(h.row_path(cell)) == ["Income Statement Data", "Net income"]
+    assert texts(h.col_path(cell)) == ["Year Ended December 31", "2018 (a)"]
+    assert h.section_rows == frozenset()
+    assert len(h.data_nodes()) == 6
+
+
+def test_year_rows_and_columns_are_labels() -> None:
+    t = Table(text=[["year", "handgun", "rifle"], ["1995", "95", "62"], ["1996", "108", "81"]])
+    h = infer_headers(CellGraph(t))
+    assert (h.header_rows, h.header_cols) == (1, 1)
+    assert is_year_text("fy 2018") and is_year_text("2017-18") and not is_year_text("12")
+    assert is_number_text("(7.8)") and is_number_text("$5,813") and not is_number_text("2017")
+
+
+def test_text_only_table_keeps_first_row_and_column() -> None:
+    t = Table(text=[["name", "team"], ["ann", "red"], ["bob", "blue"]])
+    h = infer_headers(CellGraph(t))
+    assert (h.header_rows, h.header_cols) == (1, 1)
