@@ -238,7 +238,8 @@ def _parse_section(text: str) -> _Section:
         low = ch.lower()
         if ch == '"':
             end = text.find('"', i + 1)
-            end = n if end < 0 else end
+            if end < 0:
+                raise ValueError(f"unterminated quote in {text!r}")
             toks.append(_Tok("lit", text[i + 1 : end]))
             i = end + 1
         elif ch == "\\":
@@ -251,7 +252,8 @@ def _parse_section(text: str) -> _Section:
             i += 2
         elif ch == "[":
             end = text.find("]", i)
-            end = n if end < 0 else end
+            if end < 0:
+                raise ValueError(f"unterminated bracket in {text!r}")
             inner = text[i + 1 : end]
             i = end + 1
             if m := _COND_RE.match(inner):
