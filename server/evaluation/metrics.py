@@ -187,16 +187,38 @@ def _cut(text: str, sep: re.Pattern[str]) -> tuple[list[str], list[str]]:
     return atoms, seps
 
 
+def _perfect_matching(pred: list[_Key], gold: list[_Key], eq: _Eq) -> bool:
+    """Whether ``pred`` and ``gold`` pair up one to one under ``eq`` (Kuhn's augmenting paths)."""
+    if len(pred) != len(gold):
+        return False
+    owner: list[int | None] = [None] * len(gold)
+
+    def augment(p: int, seen: set[int]) -> bool:
+        for g, gk in enumerate(gold):
+            if g not in seen and eq(pred[p], gk):
+                seen.add(g)
+                taken = owner[g]
+                if taken is None or augment(taken, seen):
+                    owner[g] = p
+                    return True
+        return False
+
+    return all(augment(p, set()) for p in range(len(pred)))
+
+
 def _match(
     n: int, segment: Callable[[int, int], _Key], mandatory: Sequence[bool], gold: list[_Key], eq: _Eq
 ) -> bool:
     """Whether atoms ``0..n-1`` can be grouped into consecutive segments matching ``gold`` one to one.
 
     ``segment(i, j)`` is the key of atoms ``i..j-1`` joined; ``mandatory[k]`` forbids a segment to
-    span the boundary between atoms ``k`` and ``k + 1``. Search depth is at most ``len(gold)``.
+    span the boundary between atoms ``k`` and ``k + 1``. Without optional boundaries this is a bipartite
+    matching; otherwise a memoised search over cuts, at most ``len(gold)`` deep.
     """
     if n < len(gold) or (n and 1 + sum(mandatory) > len(gold)):
         return False
+    if all(mandatory):
+        return _perfect_matching([segment(i, i + 1) for i in range(n)], gold, eq)
     full = (1 << len(gold)) - 1
     key = cache(segment)
 
