@@ -5,12 +5,13 @@ space, stripped. Blank items are dropped from both lists. Both scorers compare o
 duplicates count, ``[]`` equals ``[]``.
 
 **Numbers** (both scorers). An item is a number when it is, after dropping surrounding quotes and
-trailing ``.,;:!?``: an optional sign (``+ - −``), an optional currency symbol (``$ € £ ¥ ₹ us$``,
-before or after), digits with optional decimals (``.5`` allowed) and thousands separators only in
-valid groups of three (``1,234``; ``12,34`` is not a number), an optional ``%`` / ``percent`` /
-``per cent`` that is ignored, and optionally one pair of parentheses, which means negative
-(``(7.8)`` = ``($7.8)`` = ``-7.8``; a sign inside parentheses is rejected as ambiguous). Other units and
-scale words (``million``) are not numbers. ``0.245`` is *not* ``24.5%``: no ×100 rescaling is guessed.
+trailing ``.,;:!?``: an optional sign (``+ - −``; an en dash reads as minus), an optional currency
+symbol (``$ € £ ¥ ₹ us$``, before or after), digits with optional decimals (``.5`` allowed) and
+thousands separators only in valid groups of three (``1,234``; ``12,34`` is not a number), an optional
+``%`` / ``percent`` / ``per cent`` that is ignored, and optionally one pair of parentheses, which
+means negative (``(7.8)`` = ``($7.8)`` = ``-7.8``; a sign inside parentheses is rejected as
+ambiguous). Other units and scale words (``million``) are not numbers. ``0.245`` is *not* ``24.5%``:
+no ×100 rescaling is guessed.
 
 **Strict EM** (:func:`em_strict`).
 
