@@ -486,8 +486,8 @@ def _render_fraction(toks: tuple[_Tok, ...], num: Decimal, slash_at: int, out: d
         den_idx.append(j)
         j += 1
     den_code = "".join(toks[i].text for i in den_idx)
-    fixed = den_code.isdigit() and int(den_code) > 0 and den_code.strip("0") != ""
-    fixed = fixed and any(toks[i].kind == "lit" for i in den_idx)
+    # "?/8", "?/10": a literal non-zero digit makes the denominator fixed
+    fixed = any(toks[i].kind == "lit" for i in den_idx) and den_code.isdigit() and int(den_code) > 0
     whole = int(num) if whole_idx else 0
     rest = Fraction(num) - whole
     if fixed:
