@@ -17,6 +17,11 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Keep `celltrace` a command group even while it has a single sub-command."""
+
+
 def _register() -> None:
     from celltrace.server.commands import graph_cmd
 
@@ -36,10 +41,10 @@ def main() -> None:
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2 if exc.exit_code == 2 else exc.exit_code)
-        raise
+    except typer.TyperException as exc:  # usage errors from typer's bundled click carry their exit code
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            print(f"celltrace: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)

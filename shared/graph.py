@@ -200,14 +200,32 @@ class CellGraph:
                 count += 1
                 yield node.id, other, rel  # type: ignore[misc]
 
+    def edge_counts(self) -> dict[Relation, int]:
+        """Edges per relation in O(nodes + rows + cols), without enumerating pairs.
+
+        Distinct nodes never overlap, so no pair shares both a row and a column: `same_row` pairs
+        are the pairs whose row spans intersect, `same_column` those whose column spans do.
+        """
+        return {
+            "same_row": self._intersecting_pairs([(n.r0, n.r1) for n in self.nodes], self.n_rows),
+            "same_column": self._intersecting_pairs([(n.c0, n.c1) for n in self.nodes], self.n_cols),
+        }
+
+    @staticmethod
+    def _intersecting_pairs(spans: list[tuple[int, int]], size: int) -> int:
+        """Unordered pairs of closed integer intervals in [0, size) that intersect."""
+        starting_at_or_after = [0] * (size + 1)
+        for lo, _ in spans:
+            starting_at_or_after[lo] += 1
+        for i in range(size - 1, -1, -1):
+            starting_at_or_after[i] += starting_at_or_after[i + 1]
+        disjoint = sum(starting_at_or_after[hi + 1] for _, hi in spans)
+        n = len(spans)
+        return n * (n - 1) // 2 - disjoint
+
     def edge_count(self) -> int:
-        """Number of edges, computed from incidence sizes without enumerating pairs."""
-        # Sum over nodes of |neighbours| / 2, with neighbours counted per node via row/col spans.
-        total = 0
-        for node in self.nodes:
-            same_row, same_col = self.neighbours(node)
-            total += len(same_row) + len(same_col)
-        return total // 2
+        """Number of edges (see `edge_counts`)."""
+        return sum(self.edge_counts().values())
 
     def area_address(self, node: Node) -> str:
         return self.table.address(node.r0, node.c0, node.r1, node.c1)
