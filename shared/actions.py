@@ -1,0 +1,267 @@
+"""Engine-neutral write-back actions: what to fill, note, write and select after an answer.
+
+The backend never touches Excel. It plans a list of actions; each client (the openpyxl writer,
+the xlwings add-in, the HTTP API's caller) replays them. Actions are JSON-serialisable pydantic
+models discriminated on `kind`; `ActionList` validates a list of them from JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter, field_validator
+
+from celltrace.shared.a1 import AddressError, parse_range, split_sheet_ref
+from celltrace.shared.schemas import AskResult, EvidenceCell, Role
+
+RECORD_TAG = "celltrace"
+"""The tag of everything celltrace highlights; `Clear(tag=RECORD_TAG)` removes it all."""
+NOTE_MAX_CHARS = 1000
+"""Notes are capped at this many characters (Excel allows 32,767, but a note is a tooltip)."""
+_NOTE_FIELD_CHARS = {"question": 300, "answer": 400, "reasoning": 200}
+_HEX = re.compile(r"^#[0-9A-Fa-f]{6}$")
+
+
+def _hex_colour(value: str) -> str:
+    if not _HEX.match(value):
+        raise ValueError(f"colour {value!r} is not #RRGGBB")
+    return value.upper()
+
+
+def _check_address(value: str) -> str:
+    try:
+        parse_range(value)
+    except AddressError as exc:
+        raise ValueError(str(exc)) from exc
+    return value.replace("$", "").upper()
+
+
+class Colours(BaseModel):
+    """Fill colours by evidence role, as `#RRGGBB`."""
+
+    answer: str = "#FFD966"
+    header: str = "#FFF2CC"
+
+    @field_validator("answer", "header")
+    @classmethod
+    def _colours(cls, value: str) -> str:
+        return _hex_colour(value)
+
+    def for_role(self, role: Role) -> str:
+        return self.answer if role == "answer" else self.header
+
+
+class _Located(BaseModel):
+    """An action on one sheet range; a merged area is addressed as a whole (`A1:C1`)."""
+
+    sheet: str
+    address: str
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        return _check_address(value)
+
+
+class Fill(_Located):
+    kind: Literal["fill"] = "fill"
+    colour: str
+    role: Role
+
+    @field_validator("colour")
+    @classmethod
+    def _colour(cls, value: str) -> str:
+        return _hex_colour(value)
+
+
+class Note(_Located):
+    """A legacy note (tooltip comment) on the top-left cell of `address`."""
+
+    kind: Literal["note"] = "note"
+    text: str
+
+
+class SetValue(_Located):
+    """Write `value` into the top-left cell; text is always stored as text, never as a formula."""
+
+    kind: Literal["set_value"] = "set_value"
+    value: str | int | float | bool | None
+    overwrite: bool = False
+
+
+class Select(_Located):
+    kind: Literal["select"] = "select"
+
+
+class Clear(BaseModel):
+    """Remove every highlight and note carrying `tag`, restoring what was there before."""
+
+    kind: Literal["clear"] = "clear"
+    tag: str = RECORD_TAG
+
+
+Action = Annotated[Fill | Note | SetValue | Select | Clear, Field(discriminator="kind")]
+ActionList = TypeAdapter(list[Action])
+
+
+class LogEntry(BaseModel):
+    """One row of the visible `celltrace` log sheet."""
+
+    timestamp: str
+    sheet: str
+    range: str
+    question: str
+    answer: str
+    status: str
+    evidence: str
+    engine: str
+    llm_calls: int
+
+    @classmethod
+    def columns(cls) -> list[str]:
+        return list(cls.model_fields)
+
+
+def one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed to single spaces, cut to `limit` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def answer_text(result: AskResult) -> str:
+    """The text written for a result: the answers, or `#ABSTAINED…` / `#ERROR: <reason>`."""
+    if result.status == "answered":
+        return "; ".join(result.answer)
+    reason = one_line(result.error or "", 300)
+    if result.status == "abstained":
+        return f"#ABSTAINED: {reason}" if reason else "#ABSTAINED"
+    return f"#ERROR: {reason or 'failed'}"
+
+
+def reasoning(result: AskResult) -> str:
+    """The last non-empty thought of the trace, on one line ("" when there is none)."""
+    thoughts = [s.thought for s in result.steps if s.thought.strip()]
+    return one_line(thoughts[-1], _NOTE_FIELD_CHARS["reasoning"]) if thoughts else ""
+
+
+def evidence_text(evidence: Iterable[EvidenceCell], home_sheet: str | None = None) -> str:
+    """`B7, C7 (headers: A7, B1:C1)`; addresses on another sheet than `home_sheet` are qualified."""
+
+    def ref(cell: EvidenceCell) -> str:
+        if home_sheet is None or cell.sheet == home_sheet:
+            return cell.address
+        return f"'{cell.sheet.replace(chr(39), chr(39) * 2)}'!{cell.address}"
+
+    cells = list(evidence)
+    answers = ", ".join(ref(c) for c in cells if c.role == "answer")
+    headers = ", ".join(ref(c) for c in cells if c.role == "header")
+    if headers:
+        return f"{answers} (headers: {headers})" if answers else f"(headers: {headers})"
+    return answers
+
+
+def note_text(question: str, answer: str, engine: str, why: str = "") -> str:
+    """The evidence note: question, answer, engine and a one-line reasoning, capped."""
+    lines = [
+        "celltrace",
+        f"Q: {one_line(question, _NOTE_FIELD_CHARS['question'])}",
+        f"A: {one_line(answer, _NOTE_FIELD_CHARS['answer'])}",
+        f"Engine: {engine}",
+    ]
+    if why:
+        lines.append(f"Why: {one_line(why, _NOTE_FIELD_CHARS['reasoning'])}")
+    text = "\n".join(lines)
+    return text if len(text) <= NOTE_MAX_CHARS else text[: NOTE_MAX_CHARS - 1] + "…"
+
+
+def parse_target(ref: str, default_sheet: str | None) -> tuple[str, str]:
+    """`SHEET!B2` or `B2` (on `default_sheet`) → (sheet, upper-case address); ValueError if bad."""
+    sheet, address = split_sheet_ref(ref)
+    sheet = sheet or default_sheet
+    if not sheet:
+        raise ValueError(f"{ref!r} needs a sheet name (SHEET!A1)")
+    return sheet, _check_address(address)
+
+
+def plan_actions(
+    *,
+    question: str,
+    answer: str,
+    evidence: Sequence[EvidenceCell],
+    engine: str,
+    why: str = "",
+    colours: Colours | None = None,
+    answer_cell: str | None = None,
+    default_sheet: str | None = None,
+    overwrite: bool = False,
+    clear_previous: bool = False,
+) -> list[Action]:
+    """Actions for any answer with evidence (short or long form).
+
+    Fills per evidence area (answer role strong, header role light; an area that is both is
+    an answer), a note on the first answer-role area, the answer text in `answer_cell` when
+    given (`SHEET!A1` or `A1` on `default_sheet`), and a selection of the first answer area.
+    `clear_previous` starts the list with a `Clear`, so only this answer stays highlighted.
+    """
+    colours = colours or Colours()
+    actions: list[Action] = [Clear()] if clear_previous else []
+    roles: dict[tuple[str, str], Role] = {}
+    for cell in evidence:
+        key = (cell.sheet, cell.address)
+        roles[key] = "answer" if cell.role == "answer" or roles.get(key) == "answer" else "header"
+    actions += [
+        Fill(sheet=s, address=a, colour=colours.for_role(role), role=role) for (s, a), role in roles.items()
+    ]
+    first = next(((s, a) for (s, a), role in roles.items() if role == "answer"), None)
+    if first:
+        actions.append(Note(sheet=first[0], address=first[1], text=note_text(question, answer, engine, why)))
+    if answer_cell:
+        sheet, address = parse_target(answer_cell, default_sheet or (first[0] if first else None))
+        actions.append(SetValue(sheet=sheet, address=address, value=answer, overwrite=overwrite))
+    if first:
+        actions.append(Select(sheet=first[0], address=first[1]))
+    return actions
+
+
+def actions_for_answer(
+    result: AskResult,
+    *,
+    colours: Colours | None = None,
+    answer_cell: str | None = None,
+    default_sheet: str | None = None,
+    overwrite: bool = False,
+    clear_previous: bool = False,
+) -> list[Action]:
+    """`plan_actions` for an `AskResult`. Only answered results highlight; any status may be
+    written to `answer_cell` (as `#ABSTAINED…` / `#ERROR: …`)."""
+    evidence = result.evidence if result.status == "answered" else []
+    return plan_actions(
+        question=result.question,
+        answer=answer_text(result),
+        evidence=evidence,
+        engine=result.engine,
+        why=reasoning(result),
+        colours=colours,
+        answer_cell=answer_cell,
+        default_sheet=default_sheet,
+        overwrite=overwrite,
+        clear_previous=clear_previous,
+    )
+
+
+def log_entry(result: AskResult, *, sheet: str, range_: str, now: datetime | None = None) -> LogEntry:
+    """The log row for one question over the table `sheet!range_`."""
+    return LogEntry(
+        timestamp=(now or datetime.now().astimezone()).isoformat(timespec="seconds"),
+        sheet=sheet,
+        range=range_,
+        question=result.question,
+        answer=answer_text(result),
+        status=result.status,
+        evidence=evidence_text(result.evidence, sheet),
+        engine=result.engine,
+        llm_calls=result.usage.llm_calls,
+    )

@@ -1,0 +1,87 @@
+"""Text that celltrace writes or reads as input: never a formula, capped, free of control characters.
+
+Answers, notes and questions come from an LLM and from cell text, so they are untrusted. A text
+value is always stored as a string cell (openpyxl writes an inline string, never `<f>`), even when
+it starts with `=`, `+`, `-`, `@`, tab or CR or equals an error code such as `#N/A`; such text also
+gets Excel's quote prefix, so editing the cell in Excel keeps it text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from copy import copy
+from typing import Any
+
+from openpyxl.cell.cell import Cell
+
+RISKY_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+EXCEL_CELL_MAX_CHARS = 32_767
+MAX_QUESTION_CHARS = 2_000
+"""Longer questions are refused (a table question is a sentence or two, not a document)."""
+WRAP_OVER_CHARS = 60
+_ERROR_CODES = frozenset(
+    {
+        "#NULL!",
+        "#DIV/0!",
+        "#VALUE!",
+        "#REF!",
+        "#NAME?",
+        "#NUM!",
+        "#N/A",
+        "#GETTING_DATA",
+        "#SPILL!",
+        "#CALC!",
+        "#FIELD!",
+        "#BLOCKED!",
+        "#CONNECT!",
+        "#BUSY!",
+        "#UNKNOWN!",
+        "#PYTHON!",
+    }
+)
+# XML 1.0 forbids these; openpyxl raises IllegalCharacterError on them.
+_ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def needs_guard(text: str) -> bool:
+    """True when Excel could read `text` as a formula, DDE call or error value."""
+    return text.startswith(RISKY_PREFIXES) or text.strip().upper() in _ERROR_CODES
+
+
+def clean_text(text: str, limit: int = EXCEL_CELL_MAX_CHARS) -> str:
+    """Drop characters XML cannot hold and cut to `limit` characters (with an ellipsis)."""
+    text = _ILLEGAL_XML.sub("", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def write_value(cell: Cell, value: Any) -> None:
+    """Store `value` in an openpyxl cell; strings always as text, long or multi-line text wrapped."""
+    if not isinstance(value, str):
+        cell.value = value
+        return
+    text = clean_text(value)
+    cell.value = text
+    cell.data_type = "s"
+    if needs_guard(text):
+        cell.quotePrefix = True
+    if len(text) > WRAP_OVER_CHARS or "\n" in text:
+        alignment = copy(cell.alignment)
+        alignment.wrap_text = True
+        alignment.vertical = alignment.vertical or "top"
+        cell.alignment = alignment
+
+
+def clean_question(text: str) -> str:
+    """A question from a cell, ready for the engine; ValueError with a one-line reason if broken.
+
+    Control characters (tabs and line breaks included) become spaces and whitespace collapses;
+    an empty question or one over `MAX_QUESTION_CHARS` is refused.
+    """
+    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text)
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError("empty question")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise ValueError(f"question longer than {MAX_QUESTION_CHARS} characters ({len(text)})")
+    return text
