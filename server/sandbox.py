@@ -96,8 +96,12 @@ def _mechanism(wrapper: str, child_layers: str) -> str:
     return "+".join(p for p in (outer, child_layers) if p)
 
 
+@functools.cache
 def isolation_info() -> str:
-    """The isolation layers a run gets on this machine, e.g. "netns+rlimits+seccomp+audit-hook"."""
+    """The isolation layers a run gets on this machine, e.g. "netns+rlimits+seccomp+audit-hook".
+
+    Measured once per process by running a trivial function in the sandbox.
+    """
     probe = run_function("def probe():\n    return 1\n", None, [])
     return probe.mechanism if probe.ok else _mechanism(_wrapper(), "unverified")
 
