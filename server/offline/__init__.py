@@ -1,0 +1,1 @@
+"""The offline (no-LLM) question answering engine: grounding, operations and the solver."""

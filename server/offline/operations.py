@@ -1,0 +1,133 @@
+"""Operation detection from general question wording, and arithmetic on displayed numbers.
+
+The vocabulary below is general English for comparisons and aggregates (no dataset-specific
+terms). Detection is ordered: pair choice ("A or B") → argmax/argmin ("which … highest") →
+ratio/percent → difference → average → sum → max/min → count → lookup.
+
+Formatting rule for computed values: sums and differences keep the most decimals shown by their
+inputs; ratios, percentages and averages keep `max(2, input decimals)` decimals; trailing zeros
+and a trailing `.` are dropped (`55.0` → `55`). A lookup returns the cell's displayed text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from celltrace.shared.numbers import format_number, parse_number_info
+
+Op = Literal[
+    "lookup", "pair", "argmax", "argmin", "max", "min", "sum", "diff", "ratio", "percent_of",
+    "average", "count",
+]
+
+MORE_WORDS = frozenset(
+    "more most higher highest larger largest greater greatest bigger biggest maximum max top "
+    "increase increased better best likelier likeliest older oldest longer longest".split()
+)
+LESS_WORDS = frozenset(
+    "less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased "
+    "worse worst younger youngest shorter shortest".split()
+)
+SUPERLATIVE = frozenset(
+    "most highest largest greatest biggest maximum top best likeliest oldest longest least lowest "
+    "smallest fewest minimum bottom worst youngest shortest".split()
+)
+DIFF_PHRASES = (
+    "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
+    "how much lower", "how much larger", "how much smaller", "how much greater", "change", "changed",
+    "increase", "increased", "decrease", "decreased", "grew", "gap", "drop", "rise", "rose", "fell",
+)
+RATIO_PHRASES = ("how many times", "times as", "times more", "times higher", "ratio", "fold")
+PERCENT_OF_PHRASES = ("what percent", "what percentage", "what proportion", "what share", "what fraction")
+AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
+SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
+LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
+
+
+def words(question: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", question.lower())
+
+
+def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
+    q = " " + " ".join(words(question)) + " "
+    return any(f" {p} " in q for p in phrases)
+
+
+def direction(question: str) -> Literal["max", "min"] | None:
+    """`max` for more/higher/… wording, `min` for less/lower/…, None without either (first wins)."""
+    for w in words(question):
+        if w in MORE_WORDS:
+            return "max"
+        if w in LESS_WORDS:
+            return "min"
+    return None
+
+
+def asks_label(question: str) -> bool:
+    """The question asks for a name (which/who …), not a quantity."""
+    q = question.lower().strip()
+    return bool(LABEL_QUESTION.match(q)) or " which " in f" {q} " or q.startswith(("who ", "whom "))
+
+
+def pair_options(question: str) -> tuple[str, str] | None:
+    """The two alternatives of an `A or B` question (`…, A or B?`), text around the last ` or `."""
+    q = question.lower().strip().rstrip("?. ")
+    if " or " not in q:
+        return None
+    left, _, right = q.rpartition(" or ")
+    left = re.split(r"[,:;?]|\b(?:which|who|between|than|whether|more|less|likely)\b", left)[-1].strip()
+    right = re.split(r"[,:;?]", right)[0].strip()
+    if not left or not right or len(left.split()) > 8 or len(right.split()) > 8:
+        return None
+    return left, right
+
+
+@dataclass(frozen=True)
+class Num:
+    """A parsed cell value with its displayed precision."""
+
+    value: float
+    decimals: int
+    percent: bool
+
+
+def parse(text: str) -> Num | None:
+    info = parse_number_info(text)
+    if info is None:
+        return None
+    return Num(info.value, info.decimals, info.is_percent)
+
+
+def fmt(value: float, decimals: int) -> str:
+    """Computed value as text: at most `decimals` places, trailing zeros dropped (`55.0` → `55`)."""
+    text = format_number(value, max(0, decimals))
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def compute(op: Op, nums: list[Num]) -> str | None:
+    """Apply an arithmetic op to ordered inputs; None when the inputs do not fit the op."""
+    if not nums:
+        return None
+    dec = max(n.decimals for n in nums)
+    vals = [n.value for n in nums]
+    if op == "sum":
+        return fmt(sum(vals), dec)
+    if op == "diff" and len(vals) == 2:
+        return fmt(vals[0] - vals[1], dec)
+    if op == "average":
+        return fmt(sum(vals) / len(vals), max(2, dec))
+    if op == "ratio" and len(vals) == 2 and vals[1] != 0:
+        return fmt(vals[0] / vals[1], max(2, dec))
+    if op == "percent_of" and len(vals) == 2 and vals[1] != 0:
+        return fmt(100 * vals[0] / vals[1], max(2, dec))
+    if op == "max":
+        return fmt(max(vals), dec)
+    if op == "min":
+        return fmt(min(vals), dec)
+    if op == "count":
+        return str(len(vals))
+    return None
