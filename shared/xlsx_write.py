@@ -103,8 +103,10 @@ class OutputPlan:
 class WriteReport:
     output: Path
     warnings: list[str]
+    """openpyxl's load warnings (the plan's own warnings are on the `OutputPlan`)."""
     restored: int = 0
     """Cells whose original fill or note a `Clear` put back."""
+    logs_dropped: int = 0
 
 
 # ---- package inspection and paths ------------------------------------------------------------
@@ -498,7 +500,6 @@ def write_workbook(
     wb, notes = load_for_write(plan.source)
     restored = apply_actions(wb, actions)
     append_log(wb, log)
-    if remove_log:
-        drop_log(wb)
+    dropped = drop_log(wb) if remove_log else 0
     save_atomic(wb, plan.output)
-    return WriteReport(output=plan.output, warnings=[*plan.warnings, *notes], restored=restored)
+    return WriteReport(output=plan.output, warnings=notes, restored=restored, logs_dropped=dropped)

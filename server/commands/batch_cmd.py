@@ -1,0 +1,175 @@
+"""`celltrace batch`: answer a column of questions in a workbook, writing answers beside them.
+
+One question per non-empty cell of `--questions` (a single column). Each question is isolated:
+a broken question (empty after cleaning, over `MAX_QUESTION_CHARS`) or an engine exception
+becomes a `#ERROR: <reason>` text in its answer cell and the run goes on. Answers go to
+`--answers` (default: the column right of the questions), evidence addresses to `--evidence`
+(default: the column right of the answers), one log row per question; a JSON summary is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Annotated, Any, Literal
+
+import typer
+from tqdm import tqdm
+
+from celltrace.server.commands.common import (
+    NameOpt,
+    RangeOpt,
+    SheetOpt,
+    TableOpt,
+    WorkbookArg,
+    load_table,
+)
+from celltrace.server.commands.output import (
+    InPlaceOpt,
+    OutOpt,
+    OverwriteOpt,
+    check_empty,
+    finish,
+    prepare,
+    read_values,
+    target,
+)
+from celltrace.shared.a1 import cell_ref, range_ref
+from celltrace.shared.actions import (
+    Action,
+    Clear,
+    SetValue,
+    actions_for_answer,
+    answer_text,
+    evidence_text,
+    log_entry,
+)
+from celltrace.shared.errors import UserError
+from celltrace.shared.safe_text import clean_question
+from celltrace.shared.schemas import AskResult
+from celltrace.shared.table import Table
+
+Engine = Literal["auto", "llm", "offline"]
+Highlight = Literal["none", "last", "all"]
+
+
+def _answer(table: Table, question: str, engine: Engine) -> AskResult:
+    """The engine seam (tests replace it)."""
+    from celltrace.server.engine.api import answer_question
+
+    return answer_question(table, question, engine=engine)
+
+
+def ask_one(table: Table, raw: Any, engine: Engine) -> AskResult:
+    """Answer one question cell; never raises (a broken question or a crash is a failed result)."""
+    text = "" if raw is None else str(raw)
+    try:
+        return _answer(table, clean_question(text), engine)
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        return AskResult(
+            question=text, status="failed", error=reason, engine="offline" if engine == "offline" else "llm"
+        )
+
+
+def run_questions(table: Table, questions: list[Any], engine: Engine, workers: int) -> list[AskResult]:
+    """Answer all questions on `workers` threads, with a progress bar on stderr; input order kept."""
+    results: list[AskResult | None] = [None] * len(questions)
+    with (
+        ThreadPoolExecutor(max_workers=workers) as pool,
+        tqdm(total=len(questions), file=sys.stderr, unit="q", desc="celltrace batch") as bar,
+    ):
+        futures = {pool.submit(ask_one, table, q, engine): i for i, q in enumerate(questions)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            bar.update()
+    return [r for r in results if r is not None]
+
+
+def batch(
+    workbook: WorkbookArg,
+    questions: Annotated[
+        str,
+        typer.Option("--questions", help="Question cells, one column: SHEET!A2:A200.", show_default=False),
+    ],
+    answers: Annotated[
+        str | None,
+        typer.Option("--answers", help="First answer cell, SHEET!B2 (default: right of the questions)."),
+    ] = None,
+    evidence: Annotated[
+        str | None,
+        typer.Option("--evidence", help="First evidence cell, SHEET!C2 (default: right of the answers)."),
+    ] = None,
+    sheet: SheetOpt = None,
+    range_: RangeOpt = None,
+    name: NameOpt = None,
+    table: TableOpt = None,
+    engine: Annotated[Engine, typer.Option("--engine", help="auto, llm or offline.")] = "auto",
+    workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="Questions answered at once.")] = 1,
+    highlight: Annotated[
+        Highlight, typer.Option("--highlight", help="Evidence fills: none, the last answer's, or all.")
+    ] = "none",
+    out: OutOpt = None,
+    in_place: InPlaceOpt = False,
+    overwrite: OverwriteOpt = False,
+) -> None:
+    """Answer every question in a column; answers, evidence addresses and a log row per question."""
+    started = time.perf_counter()
+    plan = prepare(workbook, out, in_place)
+    tbl = load_table(workbook, sheet, range_, name, table)
+    q_sheet, (q0, qc, q1, qc1) = target(questions, sheet or tbl.sheet, "--questions")
+    if qc1 != qc:
+        raise UserError(f"--questions {questions!r} must be a single column")
+    a_sheet, (a0, ac, _, _) = (
+        target(answers, q_sheet, "--answers") if answers else (q_sheet, (q0, qc + 1, 0, 0))
+    )
+    e_sheet, (e0, ec, _, _) = (
+        target(evidence, a_sheet, "--evidence") if evidence else (a_sheet, (a0, ac + 1, 0, 0))
+    )
+    values = read_values(workbook, q_sheet, (q0, qc, q1, qc))
+    rows = [(q0 + i, row[0]) for i, row in enumerate(values) if row[0] not in (None, "")]
+    if not rows:
+        raise UserError(f"no questions in {q_sheet}!{range_ref(q0, qc, q1, qc)}")
+    span = rows[-1][0] - q0
+    if not overwrite:
+        check_empty(workbook, a_sheet, (a0, ac, a0 + span, ac), "answer cell")
+        check_empty(workbook, e_sheet, (e0, ec, e0 + span, ec), "evidence cell")
+
+    results = run_questions(tbl, [q for _, q in rows], engine, workers)
+
+    actions: list[Action] = []
+    for (row, _), result in zip(rows, results, strict=True):
+        offset = row - q0
+        actions.append(
+            SetValue(
+                sheet=a_sheet,
+                address=cell_ref(a0 + offset, ac),
+                value=answer_text(result),
+                overwrite=overwrite,
+            )
+        )
+        found = evidence_text(result.evidence, tbl.sheet) if result.status == "answered" else ""
+        if found or overwrite:
+            actions.append(
+                SetValue(
+                    sheet=e_sheet, address=cell_ref(e0 + offset, ec), value=found or None, overwrite=overwrite
+                )
+            )
+    answered = [r for r in results if r.status == "answered"]
+    if highlight != "none":
+        actions.append(Clear())
+        for result in answered[-1:] if highlight == "last" else answered:
+            actions += actions_for_answer(result)
+    address = tbl.origin.address if tbl.origin else ""
+    report = finish(plan, actions, [log_entry(r, sheet=tbl.sheet, range_=address) for r in results])
+    summary = {
+        "n": len(results),
+        "answered": len(answered),
+        "abstained": sum(r.status == "abstained" for r in results),
+        "failed": sum(r.status == "failed" for r in results),
+        "output": str(report.output),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    typer.echo(json.dumps(summary))
