@@ -174,7 +174,7 @@ class AuditGuard:
     PROCESS = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
                "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill")
     NATIVE = ("ctypes.", "cffi.", "code.__new__", "gc.get_", "resource.setrlimit",
-              "resource.prlimit", "_thread.start_new_thread", "sqlite3.", "sys._current_frames")
+              "resource.prlimit", "sqlite3.", "sys._current_frames")
     BLOCKED_IMPORTS = frozenset({"_xxsubinterpreters", "cffi",
                                  "_cffi_backend", "_testcapi", "_testinternalcapi", "multiprocessing"})
     WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
