@@ -17,6 +17,7 @@ from typing import Any
 from celltrace.prompts import load
 from celltrace.server.tokens import CHARS_PER_TOKEN, estimate_tokens
 from celltrace.shared.graph import CellGraph, Node, render_node
+from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import Step, StepAction
 
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
@@ -79,7 +80,7 @@ def table_lines(graph: CellGraph) -> list[str]:
     return [cell(n) for n in graph.nodes if not n.empty]
 
 
-def outline_lines(graph: CellGraph, budget_tokens: int, row_limit: int) -> list[str]:
+def outline_lines(graph: CellGraph, headers: HeaderModel, budget_tokens: int, row_limit: int) -> list[str]:
     """Outline of a table too large for the prompt: size, inferred headers and sample rows."""
     table = graph.table
     non_empty = sum(1 for n in graph.nodes if not n.empty)
@@ -88,36 +89,18 @@ def outline_lines(graph: CellGraph, budget_tokens: int, row_limit: int) -> list[
         f"size: {graph.n_rows} rows x {graph.n_cols} columns, {non_empty} non-empty cells "
         "(too large to show in full: reach other cells with the actions)",
     ]
-    header_rows, header_cols = _headers(graph)
-    if header_rows is None:
-        header_rows = [0]
-        lines.append("headers: not inferred; the first rows are shown")
-    else:
-        lines.append(f"header rows (inferred): {_ints(header_rows)}")
-        lines.append(f"header columns (inferred): {_ints(header_cols or [])}")
-    data_rows = [r for r in range(graph.n_rows) if r not in set(header_rows)][:3]
-    for r in [*header_rows, *data_rows]:
+    n_head_rows = min(headers.header_rows, 5)
+    lines.append(
+        f"inferred headers: the first {headers.header_rows} row(s) and {headers.header_cols} column(s)"
+    )
+    data_rows = range(n_head_rows, min(n_head_rows + 3, graph.n_rows))
+    for r in [*range(n_head_rows), *data_rows]:
         row = [n for n in graph.row_nodes(r) if not n.empty and n.r0 == r]
         lines.append(f"row {r}: {node_list(row, row_limit)}")
-    if header_cols:
-        for c in header_cols:
-            col = [n for n in graph.col_nodes(c) if not n.empty]
-            lines.append(f"column {c}: {node_list(col, row_limit)}")
+    for c in range(min(headers.header_cols, 3)):
+        col = [n for n in graph.col_nodes(c) if not n.empty and n.c0 == c and n.r0 >= n_head_rows]
+        lines.append(f"column {c} (row headers): {node_list(col, row_limit)}")
     return fit_lines(lines, budget_tokens, "outline lines")
-
-
-def _headers(graph: CellGraph) -> tuple[list[int] | None, list[int] | None]:
-    """Header rows/columns from `celltrace.shared.headers` when that module is available."""
-    try:
-        from celltrace.shared.headers import infer_headers
-    except ImportError:
-        return None, None
-    model = infer_headers(graph)
-    return sorted(model.header_rows), sorted(model.header_cols)
-
-
-def _ints(values: Sequence[int]) -> str:
-    return ", ".join(str(v) for v in values) or "none"
 
 
 def format_arg(arg: Any) -> str:

@@ -74,10 +74,18 @@ class Settings(BaseSettings):
     context_token_budget: int = Field(
         default=6000, ge=200, description="table tokens allowed in a prompt; beyond it, an outline"
     )
+    retrieval_pool: int = Field(
+        default=24, ge=1, description="retriever hits intersected with the model's start cells"
+    )
+    dense_retrieval: bool = Field(default=True, description="embedding tier of node retrieval")
     max_list_lines: int = Field(default=40, ge=1, description="cap of neighbour/search/trace lines")
     offline_min_confidence: float = Field(default=0.5, ge=0, le=1)
     fast_path_confidence: float = Field(
         default=0.9, ge=0, le=1, description="auto mode returns the offline answer at or above this"
+    )
+
+    raise_errors: bool = Field(
+        default=False, description="re-raise unexpected exceptions instead of status failed (tests)"
     )
 
     @property

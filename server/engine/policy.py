@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from celltrace.shared.schemas import StepAction
 from pydantic import BaseModel, Field
+
+from celltrace.shared.schemas import StepAction
 
 if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState

@@ -1,0 +1,159 @@
+"""`answer_question`: THE entry point of the graph reasoning engine (CLI, eval harness, HTTP, batch).
+
+Engines: `llm` (GraphOTTER with an OpenAI-compatible model), `offline` (no LLM calls,
+`celltrace.server.engine.offline_policy.OfflinePolicy(settings)`), `auto` = `llm` when an LLM is
+configured (`Settings.llm_configured`), else `offline`. With an LLM configured, `auto` first runs
+the offline policy as a zero-call fast path and returns its result when its confidence is at least
+`settings.fast_path_confidence` (default 0.9); otherwise it runs the LLM policy.
+
+Per-question error isolation: the function never raises; any failure is an `AskResult` with status
+`failed` and the reason in `error` (`settings.raise_errors` re-raises unexpected exceptions, for
+tests and debugging).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Literal, TypeVar
+
+from celltrace.server.engine.loop import run_episode
+from celltrace.server.engine.policy import FinalAnswer, Policy
+from celltrace.server.engine.state import ReasoningState
+from celltrace.server.settings import Settings
+from celltrace.shared.graph import CellGraph, Node
+from celltrace.shared.schemas import AskResult, EvidenceCell, Step, TraceCell
+from celltrace.shared.table import Table
+
+log = logging.getLogger(__name__)
+Engine = Literal["auto", "llm", "offline"]
+OnStep = Callable[[Step, ReasoningState], None]
+C = TypeVar("C", bound=TraceCell)
+
+
+def answer_question(
+    table: Table,
+    question: str,
+    engine: Engine = "auto",
+    settings: Settings | None = None,
+    on_step: OnStep | None = None,
+) -> AskResult:
+    """Answer `question` about `table`; evidence and trace cells carry sheet addresses."""
+    started = time.monotonic()
+    settings = settings or Settings()
+    chosen: Literal["llm", "offline"] = "offline" if engine == "offline" else "llm"
+    if engine == "auto" and not settings.llm_configured:
+        chosen = "offline"
+    state: ReasoningState | None = None
+    try:
+        graph = CellGraph(table)
+        retriever = _retriever(graph, settings)
+        if engine == "auto" and chosen == "llm":
+            fast = _fast_path(ReasoningState(question, table, graph, settings, retriever), on_step)
+            if fast is not None:
+                return _result(question, "offline", *fast, started)
+        policy = _llm_policy(settings) if chosen == "llm" else _offline_policy(settings)
+        state = ReasoningState(question, table, graph, settings, retriever)
+        if policy is None:
+            final = _failed("the offline engine is not available (celltrace.server.engine.offline_policy)")
+        else:
+            final = run_episode(policy, state, on_step)
+        return _result(question, chosen, state, final, started)
+    except Exception as exc:
+        if settings.raise_errors:
+            raise
+        log.exception("question failed: %s", question)
+        final = _failed(f"internal error: {type(exc).__name__}: {exc}")
+        if state is None:
+            return AskResult(
+                question=question, status="failed", error=final.error, engine=chosen,
+                seconds=time.monotonic() - started,
+            )  # fmt: skip
+        return _result(question, chosen, state, final, started)
+
+
+def _fast_path(state: ReasoningState, on_step: OnStep | None) -> tuple[ReasoningState, FinalAnswer] | None:
+    """The offline episode when it answers confidently enough (its steps replayed to `on_step`)."""
+    policy = _offline_policy(state.settings)
+    if policy is None:
+        return None
+    try:
+        final = run_episode(policy, state)
+    except Exception:
+        if state.settings.raise_errors:
+            raise
+        log.exception("offline fast path failed; using the LLM")
+        return None
+    if final.status != "answered" or final.confidence < state.settings.fast_path_confidence:
+        return None
+    for step in state.steps:
+        if on_step is not None:
+            on_step(step, state)
+    return state, final
+
+
+def _failed(reason: str) -> FinalAnswer:
+    return FinalAnswer(status="failed", answer=[], answer_nodes=[], header_nodes=[], error=reason)
+
+
+def _retriever(graph: CellGraph, settings: Settings) -> object | None:
+    from celltrace.server.retrieval import Retriever
+
+    return Retriever(graph, dense=settings.dense_retrieval)
+
+
+def _llm_policy(settings: Settings) -> Policy:
+    from celltrace.server.engine.llm_policy import LLMPolicy
+    from celltrace.server.llm import LLMClient
+
+    return LLMPolicy(LLMClient(settings))
+
+
+def _offline_policy(settings: Settings) -> Policy | None:
+    """The offline policy, or None while its module is not installed."""
+    try:
+        from celltrace.server.engine.offline_policy import OfflinePolicy  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return OfflinePolicy(settings)  # type: ignore[no-any-return]
+
+
+def _result(
+    question: str,
+    engine: Literal["llm", "offline"],
+    state: ReasoningState,
+    final: FinalAnswer,
+    started: float,
+) -> AskResult:
+    table, graph = state.table, state.graph
+    evidence = [_cell(table, graph.node(i), EvidenceCell, role="answer") for i in final.answer_nodes]
+    answer_ids = set(final.answer_nodes)
+    evidence += [
+        _cell(table, graph.node(i), EvidenceCell, role="header")
+        for i in final.header_nodes
+        if i not in answer_ids
+    ]
+    return AskResult(
+        question=question,
+        status=final.status,
+        error=final.error,
+        engine=engine,
+        answer=final.answer,
+        evidence=evidence,
+        trace=[_cell(table, graph.node(i), TraceCell) for i in state.trace],
+        steps=state.steps,
+        usage=state.usage.to_usage(),
+        seconds=time.monotonic() - started,
+    )
+
+
+def _cell(table: Table, node: Node, kind: type[C], **extra: str) -> C:
+    return kind(
+        sheet=table.sheet,
+        address=table.address(node.r0, node.c0, node.r1, node.c1),
+        rows=list(node.rows),
+        cols=list(node.cols),
+        text=node.text,
+        **extra,
+    )

@@ -1,0 +1,279 @@
+"""The LLM policy: GraphOTTER's trace initialisation, Thought, Action and Answer stages (Figures 9-13).
+
+Context budget: each Thought/Action/Answer prompt spends at most `settings.context_token_budget`
+estimated tokens on dynamic content. The thought gets up to a tenth, the trace a quarter and the
+history half (newest steps in full); the table gets what is left, in full when it fits, else as
+an outline (size, inferred headers, sample rows) so that other cells are reached through actions.
+
+Trace initialisation: the model's picks ∩ the retriever's top `retrieval_pool` hits for the
+question, in the model's order, at most `trace_init_k`. When the intersection is empty, a ranked
+union: model pick 1, retriever hit 1, model pick 2, ... (deduplicated), first `trace_init_k`.
+Without a retriever the model's picks are used alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, Field, RootModel, field_validator, model_validator
+
+from celltrace.server.engine.actions import normalise_args, resolve
+from celltrace.server.engine.evidence import split_evidence
+from celltrace.server.engine.policy import Decision, FinalAnswer
+from celltrace.server.engine.state import ReasoningState
+from celltrace.server.jsonparse import ParseError, parse_loose
+from celltrace.server.llm import LLMClient
+from celltrace.server.prompting import (
+    cell,
+    data_block,
+    fit_lines,
+    history_lines,
+    outline_lines,
+    render,
+    table_lines,
+    truncate,
+)
+from celltrace.server.tokens import estimate_tokens
+from celltrace.shared.schemas import StepAction
+
+log = logging.getLogger(__name__)
+_THOUGHT_PREFIX = re.compile(r"^\s*\**\s*thought(?:\s+step)?\s*\d*\s*\**\s*:\s*", re.IGNORECASE)
+_CALL = re.compile(r"^\s*([A-Za-z_]+)\s*\((.*)\)\s*$", re.DOTALL)
+
+
+# ---- reply schemas (tolerant: the shapes models actually produce) ----------------------------------
+class _Pick(BaseModel):
+    node: Any = Field(validation_alias=AliasChoices("tuple", "node", "cell", "Tuple", "Node"))
+    explanation: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare(cls, value: Any) -> Any:
+        return value if isinstance(value, dict) else {"tuple": value}
+
+
+class _Picks(RootModel[list[_Pick]]):
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, value: Any) -> Any:
+        return _unwrap_list(value)
+
+
+class _Action(BaseModel):
+    name: str
+    args: list[Any] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return _parse_call(value)
+        if not isinstance(value, dict):
+            raise ValueError('an action must be an object like {"Function": {...}, "Explanation": ...}')
+        low = {str(k).casefold(): v for k, v in value.items()}
+        inner = low.get("function", low)
+        if isinstance(inner, str):
+            return _parse_call(inner) if "(" in inner else {"name": inner, "args": low.get("parameters")}
+        if not isinstance(inner, dict):
+            raise ValueError("Function must be an object with function_name and parameters")
+        inner = {str(k).casefold(): v for k, v in inner.items()}
+        name = next((inner[k] for k in ("function_name", "name", "action") if k in inner), None)
+        args = next((inner[k] for k in ("parameters", "params", "args", "arguments") if k in inner), None)
+        return {"name": name, "args": args}
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _args(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return value if isinstance(value, list) else [value]
+
+
+class _Actions(RootModel[list[_Action]]):
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, value: Any) -> Any:
+        return _unwrap_list(value)
+
+
+class _Answer(BaseModel):
+    cells: list[Any] = Field(default_factory=list)
+    operation: str = ""
+    explanation: str = ""
+    answer: list[str]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k).casefold(): v for k, v in value.items()}
+        return value
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer(cls, value: Any) -> list[str]:
+        """A string stays one item (never split into characters); scalars become one item."""
+        if value is None:
+            return []
+        items = value if isinstance(value, list) else [value]
+        return [_scalar_text(v) for v in items if v is not None and str(v).strip() != ""]
+
+    @field_validator("cells", mode="before")
+    @classmethod
+    def _cells(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return value if isinstance(value, list) else [value]
+
+    @field_validator("operation", "explanation", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(_scalar_text(v) for v in value)
+    return str(value).strip()
+
+
+def _unwrap_list(value: Any) -> Any:
+    """A single object becomes a one-item list; `{"actions": [...]}`-style wrappers are opened."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if len(value) == 1 and len(lists) == 1:
+            return lists[0]
+        return [value]
+    return value
+
+
+def _parse_call(text: str) -> dict[str, Any]:
+    """`GetAllNeighbours((1, 3, 'x'))` → name and argument list."""
+    m = _CALL.match(text)
+    if m is None:
+        return {"name": text.strip(), "args": []}
+    inner = m.group(2).strip()
+    try:
+        args = parse_loose(f"[{inner}]") if inner else []
+    except ParseError:
+        args = [inner]
+    return {"name": m.group(1), "args": args}
+
+
+# ---- the policy ---------------------------------------------------------------------------------------
+class LLMPolicy:
+    """GraphOTTER with an OpenAI-compatible model; one instance per question."""
+
+    engine: Literal["llm", "offline"] = "llm"
+
+    def __init__(self, client: LLMClient) -> None:
+        self.client = client
+        self.settings = client.settings
+        self._system = render("graph_system")
+        self._tools = render("graph_tools")
+        self._table: list[str] | None = None
+        self._table_tokens = 0
+
+    # -- Policy ----------------------------------------------------------------------------------
+    def start(self, state: ReasoningState) -> list[int]:
+        s = self.settings
+        pool = state.retriever.search(state.question, s.retrieval_pool) if state.retriever else []
+        table = self._table_block(state, s.context_token_budget // 2 if pool else s.context_token_budget)
+        candidates = ""
+        if pool and table.startswith("<<<BEGIN TABLE OUTLINE"):
+            lines = fit_lines([cell(h.node) for h in pool], s.context_token_budget // 2, "candidates")
+            candidates = "Cells retrieved for the question:\n" + data_block("RETRIEVED CELLS", lines)
+        prompt = render(
+            "graph_trace_init", table=table, candidates=candidates, question=state.question, k=s.trace_init_k
+        )
+        picks = self.client.complete_model("TRACE_INIT", self._messages(prompt), _Picks, state.usage)
+        chosen: list[int] = []
+        for pick in picks.root:
+            res = resolve(state.graph, state.retriever, pick.node)
+            if res.node is None or res.node.empty:
+                log.debug("trace init: dropped pick %r (%s)", pick.node, res.note)
+            elif res.node.id not in chosen:
+                chosen.append(res.node.id)
+        if not pool:
+            return chosen[: s.trace_init_k]
+        top = [h.node.id for h in pool]
+        both = [i for i in chosen if i in top][: s.trace_init_k]
+        return both or _interleave(chosen, top)[: s.trace_init_k]
+
+    def step(self, state: ReasoningState) -> Decision:
+        number = len(state.steps) + 1
+        prompt = render("graph_thought", tools=self._tools, step=number, **self._context(state, None))
+        reply = self.client.complete("THOUGHT", self._messages(prompt), state.usage)
+        thought = _THOUGHT_PREFIX.sub("", reply.strip(), count=1)
+        context = self._context(state, thought)
+        prompt = render("graph_action", tools=self._tools, step=number, **context)
+        actions = self.client.complete_model("ACTION", self._messages(prompt), _Actions, state.usage)
+        return Decision(
+            thought=thought,
+            actions=[StepAction(name=a.name, args=normalise_args(a.name, a.args)) for a in actions.root],
+        )
+
+    def answer(self, state: ReasoningState) -> FinalAnswer:
+        prompt = render("graph_answer", **self._context(state, None))
+        reply = self.client.complete_model("ANSWER", self._messages(prompt), _Answer, state.usage)
+        cited = []
+        for ref in reply.cells:
+            res = resolve(state.graph, state.retriever, ref)
+            if res.node is not None:
+                cited.append(res.node)
+        answer_ids, header_ids = split_evidence(
+            state.graph, state.headers, cited, reply.answer, state.observed, state.trace
+        )
+        return FinalAnswer(
+            status="answered" if reply.answer else "abstained",
+            answer=reply.answer,
+            answer_nodes=answer_ids,
+            header_nodes=header_ids,
+            explanation=" ".join(p for p in (reply.operation, reply.explanation) if p),
+        )
+
+    # -- rendering -------------------------------------------------------------------------------
+    def _messages(self, prompt: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
+
+    def _context(self, state: ReasoningState, thought: str | None) -> dict[str, str]:
+        """Slots shared by the reasoning prompts, within the context budget (module docstring).
+
+        `thought` (the Action prompt's current thought) is a slot only when given.
+        """
+        budget = self.settings.context_token_budget
+        thought = None if thought is None else truncate(thought, budget // 10)
+        trace_lines = state.trace_graph.lines(self.settings.max_list_lines)
+        trace = data_block("TRACE", fit_lines(trace_lines, budget // 4, "trace lines"))
+        history = data_block("HISTORY", history_lines(state.steps, budget // 2))
+        notes = "".join(f"\nNote: {n}" for n in state.notes)
+        used = sum(estimate_tokens(x) for x in (thought or "", trace, history, notes))
+        slots = {
+            "table": self._table_block(state, budget - used),
+            "question": state.question,
+            "trace": trace,
+            "history": history,
+            "notes": notes,
+        }
+        return slots if thought is None else {**slots, "thought": thought}
+
+    def _table_block(self, state: ReasoningState, budget: int) -> str:
+        """The whole table when it fits `budget`, else its outline."""
+        if self._table is None:
+            self._table = table_lines(state.graph)
+            self._table_tokens = sum(estimate_tokens(line) + 1 for line in self._table)
+        if self._table_tokens <= budget:
+            return data_block("TABLE", self._table)
+        lines = outline_lines(state.graph, state.headers, budget, self.settings.max_list_lines)
+        return data_block("TABLE OUTLINE", lines)
+
+
+def _interleave(first: list[int], second: list[int]) -> list[int]:
+    out: list[int] = []
+    for i in range(max(len(first), len(second))):
+        for source in (first, second):
+            if i < len(source) and source[i] not in out:
+                out.append(source[i])
+    return out

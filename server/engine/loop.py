@@ -1,0 +1,167 @@
+"""The Thought → Action → Update loop (paper Algorithm 1), shared by every policy.
+
+Termination: an `AnswerQuestion` action; `NO_PROGRESS_LIMIT` consecutive steps without progress
+(no new trace node and no new neighbour information); or `settings.max_steps` steps. In the last
+two cases the policy's answer stage still runs ("forced answer", best effort) with a note saying why.
+Transport failures and unusable model output (`LLMError`) end the episode as `failed`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from celltrace.server.engine.actions import (
+    ALL_NEIGHBOURS,
+    ANSWER,
+    ARITY,
+    CANONICAL,
+    SHARED_NEIGHBOURS,
+    VISIT,
+    canonical_action,
+    resolve,
+)
+from celltrace.server.engine.policy import FinalAnswer, Policy
+from celltrace.server.engine.state import ReasoningState
+from celltrace.server.llm import LLMError
+from celltrace.server.prompting import cell, format_action, format_arg, node_list
+from celltrace.shared.graph import Node
+from celltrace.shared.schemas import Step, StepAction
+
+OnStep = Callable[[Step, ReasoningState], None]
+NO_PROGRESS_LIMIT = 2
+"""Consecutive steps with no new trace node and no new information before the loop stops."""
+
+
+@dataclass
+class Outcome:
+    """One executed action: what the model is told, and how the loop should account for it."""
+
+    observation: str
+    key: str | None = None
+    progressed: bool = False
+    answer: bool = False
+
+
+def run_episode(policy: Policy, state: ReasoningState, on_step: OnStep | None = None) -> FinalAnswer:
+    """Initialise the trace, loop until an answer or a stop condition, then answer."""
+    try:
+        for node_id in policy.start(state)[: state.settings.trace_init_k]:
+            state.add_to_trace(node_id)
+        stop = _loop(policy, state, on_step)
+        if stop:
+            state.notes = [f"{stop}: answer now with the information gathered so far."]
+        return policy.answer(state)
+    except LLMError as exc:
+        return FinalAnswer(status="failed", answer=[], answer_nodes=[], header_nodes=[], error=str(exc))
+
+
+def _loop(policy: Policy, state: ReasoningState, on_step: OnStep | None) -> str | None:
+    """Run steps; None when the model chose AnswerQuestion, else the reason the loop stopped."""
+    executed: dict[str, int] = {}
+    stalled = 0
+    while len(state.steps) < state.settings.max_steps:
+        number = len(state.steps) + 1
+        decision = policy.step(state)
+        state.notes = []
+        step = Step(thought=decision.thought)
+        answer = progressed = False
+        for action in _dedupe(decision.actions):
+            out = execute(state, action)
+            if out.key is not None and out.key in executed:
+                out = Outcome(
+                    f"{format_action(action)} repeats step {executed[out.key]}; its result is in the "
+                    "history. Choose a different action, or AnswerQuestion."
+                )
+                state.notes.append(f"Step {number} repeated an earlier action.")
+            elif out.key is not None:
+                executed[out.key] = number
+            step.actions.append(action)
+            step.observations.append(out.observation)
+            answer |= out.answer
+            progressed |= out.progressed
+        if not decision.actions:
+            step.observations.append(f"no action given; call one of {', '.join(CANONICAL)}")
+        state.steps.append(step)
+        if on_step is not None:
+            on_step(step, state)
+        if answer:
+            return None
+        stalled = 0 if progressed else stalled + 1
+        if stalled >= NO_PROGRESS_LIMIT:
+            return f"No progress in {stalled} steps"
+        if stalled:
+            state.notes.append(f"Step {number} added no new information; try another node or answer.")
+    return f"The step limit ({state.settings.max_steps}) was reached"
+
+
+def _dedupe(actions: list[StepAction]) -> list[StepAction]:
+    seen: set[str] = set()
+    out = []
+    for action in actions:
+        key = json.dumps([action.name, action.args], default=str, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(action)
+    return out
+
+
+def execute(state: ReasoningState, action: StepAction) -> Outcome:
+    """Execute one action on the graph; never raises on model input."""
+    name = canonical_action(action.name)
+    if name is None:
+        return Outcome(f"unknown action {action.name!r}; use one of {', '.join(CANONICAL)}")
+    if name == ANSWER:
+        return Outcome("answering the question", answer=True)
+    args = action.args
+    if len(args) < ARITY[name]:
+        return Outcome(f"{name} needs {ARITY[name]} node argument(s), got {len(args)}")
+    limit = state.settings.max_list_lines
+    nodes: list[Node] = []
+    notes: list[str] = []
+    for arg in args[: ARITY[name]]:
+        res = resolve(state.graph, state.retriever, arg, search=name == VISIT)
+        if res.node is None:
+            state.observe([n.id for n in res.candidates[:limit]])
+            return Outcome(res.failure(arg, limit))
+        nodes.append(res.node)
+        if res.note:
+            notes.append(f"{format_arg(arg)} resolved to {cell(res.node)}: {res.note}")
+    if name == VISIT:
+        node = nodes[0]
+        state.observe([node.id])
+        added = state.add_to_trace(node.id)
+        status = "added to the reasoning trace" if added else "already in the reasoning trace"
+        out = Outcome(f"{cell(node)}: {status}", f"{name}:{node.id}", progressed=added)
+    elif name == ALL_NEIGHBOURS:
+        out = _all_neighbours(state, nodes[0], limit)
+    else:
+        out = _shared_neighbours(state, nodes[0], nodes[1], limit)
+    if notes:
+        out.observation += f" (note: {'; '.join(notes)})"
+    return out
+
+
+def _all_neighbours(state: ReasoningState, node: Node, limit: int) -> Outcome:
+    same_row, same_col = ([n for n in group if not n.empty] for group in state.graph.neighbours(node))
+    state.observe([n.id for n in [*same_row[:limit], *same_col[:limit]]])
+    text = f"neighbours of {cell(node)}: Same row: {node_list(same_row, limit)}. " + (
+        f"Same column: {node_list(same_col, limit)}."
+    )
+    return Outcome(text, f"{ALL_NEIGHBOURS}:{node.id}", progressed=True)
+
+
+def _shared_neighbours(state: ReasoningState, a: Node, b: Node, limit: int) -> Outcome:
+    if a.id == b.id:
+        return Outcome(f"{cell(a)} was given twice; GetSharedNeighbours needs two different nodes")
+    shared = [n for n in state.graph.shared_neighbours(a, b) if not n.empty]
+    state.observe([n.id for n in shared[:limit]])
+    relation = state.graph.relation(a, b)
+    if relation is None:
+        text = f"[{cell(a)}, {cell(b)}] has the following shared neighbors: {node_list(shared, limit)}."
+    else:
+        rel = relation.replace("_", " ").upper()
+        text = f"[{cell(a)}, {rel}, {cell(b)}]; their shared neighbors: {node_list(shared, limit)}."
+    key = f"{SHARED_NEIGHBOURS}:{min(a.id, b.id)}:{max(a.id, b.id)}"
+    return Outcome(text, key, progressed=True)
