@@ -23,9 +23,11 @@ def _root() -> None:
 
 
 def _register() -> None:
-    from celltrace.server.commands import batch_cmd, clear_cmd, graph_cmd
+    from celltrace.server.commands import ask_cmd, batch_cmd, clear_cmd, eval_cmd, graph_cmd
 
     app.command("graph")(graph_cmd.graph)
+    app.command("ask")(ask_cmd.ask)
+    app.command("eval")(eval_cmd.eval_)
     app.command("batch")(batch_cmd.batch)
     app.command("clear")(clear_cmd.clear)
 

@@ -1,0 +1,55 @@
+"""`celltrace eval`: answer a JSONL data file and print one JSON summary on stdout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from celltrace.server.evaluation.harness import Engine, evaluate
+from celltrace.server.llm import UsageMeter
+from celltrace.server.settings import Settings
+from celltrace.shared.errors import UserError
+
+DEFAULT_JUDGE_CACHE = Path(".celltrace-cache") / "judge.jsonl"
+
+
+def _prediction_text(prediction: dict[str, Any]) -> str:
+    answer = prediction.get("answer")
+    if prediction.get("status") != "answered" or not answer:
+        return ""
+    return answer if isinstance(answer, str) else ", ".join(str(a) for a in answer)
+
+
+def eval_(
+    data: Annotated[Path, typer.Argument(help="JSONL file in the ../shared/data record schema.")],
+    engine: Annotated[Engine, typer.Option(help="Engine answering each record.")] = "auto",
+    limit: Annotated[int | None, typer.Option(min=1, help="Answer only the first N records.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Records answered concurrently.")] = 1,
+    out: Annotated[Path | None, typer.Option(help="Write one JSON line per record here.")] = None,
+    resume: Annotated[bool, typer.Option(help="Skip record ids already present in --out.")] = False,
+    judge: Annotated[
+        bool, typer.Option(help="Add judge_acc: an LLM judge (stage JUDGE, Figure 15 prompt).")
+    ] = False,
+    judge_cache: Annotated[Path, typer.Option(help="Cache file of judge verdicts.")] = DEFAULT_JUDGE_CACHE,
+) -> None:
+    """Answer every record from its table only, score it, and print one JSON summary."""
+    verdict = None
+    if judge:
+        from celltrace.server.evaluation.judge import Judge
+
+        settings = Settings()
+        if not settings.llm_configured:
+            raise UserError("--judge needs an LLM endpoint (set CELLTRACE_MODEL or CELLTRACE_MODEL_JUDGE)")
+        the_judge = Judge(settings, judge_cache)
+        meter = UsageMeter()
+
+        def verdict(row: dict[str, Any]) -> bool:
+            return the_judge.verdict(
+                row["question"], row.get("_gold") or "", _prediction_text(row["prediction"]), meter
+            )
+
+    summary = evaluate(data, engine, limit, workers, out, resume, verdict)
+    print(json.dumps(summary))

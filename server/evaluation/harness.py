@@ -1,0 +1,313 @@
+"""`celltrace eval`: answer every record of a JSONL dev/test file from its table only, and score it.
+
+A record is answered from `table.cells`, `table.merges`, `table.title` and `question` alone; the
+annotations (`answers`, `answer_cells`, `header_cells`, `header_rows/cols`, `aggregation`, `meta`,
+`long_answer`) are read only after the answer exists, for scoring. Every record yields exactly one
+output row; a broken record or an engine crash becomes a `failed` row, never an aborted run.
+Records with a `long_answer` and no short `answers` (FeTaQA, QTSumm) go to the long-form engine.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Literal
+
+from tqdm import tqdm
+
+from celltrace.server.evaluation.metrics import em_lenient, em_strict, evidence_scores, median, percentile
+from celltrace.server.settings import Settings
+from celltrace.shared.errors import UserError
+from celltrace.shared.schemas import AskResult
+from celltrace.shared.table import Table
+
+Engine = Literal["auto", "llm", "offline"]
+
+
+def is_longform(record: dict[str, Any]) -> bool:
+    """A record scored against a reference text rather than short answers."""
+    return bool(record.get("long_answer")) and not record.get("answers")
+
+
+def _areas(prediction: dict[str, Any]) -> list[tuple[int, int, int, int]]:
+    return [
+        (min(e["rows"]), min(e["cols"]), max(e["rows"]), max(e["cols"]))
+        for e in prediction.get("evidence") or []
+        if e.get("role") == "answer" and e.get("rows") and e.get("cols")
+    ]
+
+
+def score(record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
+    """Per-record scores; keys absent from a record's kind are None."""
+    gold_cells = [tuple(c) for c in record.get("answer_cells") or []]
+    precision, recall = evidence_scores(_areas(prediction), gold_cells)  # type: ignore[arg-type]
+    if is_longform(record):
+        return {"evidence_precision": precision, "evidence_recall": recall}
+    answered = prediction.get("status") == "answered"
+    answer = prediction.get("answer") or []
+    gold = [str(a) for a in record.get("answers") or []]
+    return {
+        "em_strict": bool(answered and em_strict(answer, gold)),
+        "em_lenient": bool(answered and em_lenient(answer, gold)),
+        "evidence_precision": precision,
+        "evidence_recall": recall,
+    }
+
+
+def _failed_prediction(question: str, engine: str, error: str) -> dict[str, Any]:
+    kind = "llm" if engine == "llm" else "offline"
+    return AskResult(question=question, status="failed", error=error, engine=kind).model_dump()
+
+
+def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
+    """Answer and score one JSONL line; never raises (a broken line becomes a failed row)."""
+    record: dict[str, Any] = {}
+    try:
+        record = json.loads(line)
+        if not isinstance(record, dict):
+            raise ValueError("the line is not a JSON object")
+        rid = str(record.get("id") or f"line-{line_no}")
+        question = str(record.get("question") or "")
+        table = Table.from_record({"table": record.get("table") or {}})
+        prediction = _answer(table, question, engine, longform=is_longform(record))
+    except Exception as exc:  # per-record isolation: any failure is this record's failure
+        rid = str(record.get("id") or f"line-{line_no}")
+        question = str(record.get("question") or "")
+        prediction = _failed_prediction(question, engine, f"{type(exc).__name__}: {exc}")
+    return {
+        "id": rid,
+        "dataset": record.get("dataset"),
+        "question": question,
+        "prediction": prediction,
+        "scores": score(record, prediction),
+        "_gold": record.get("long_answer") or ", ".join(str(a) for a in record.get("answers") or []),
+        "_aggregation": record.get("aggregation"),
+        "_longform": is_longform(record),
+    }
+
+
+def _answer(table: Table, question: str, engine: Engine, longform: bool) -> dict[str, Any]:
+    if longform:
+        from celltrace.server.longform.engine import answer_longform
+
+        settings = Settings()
+        if engine == "offline" or not settings.llm_configured:
+            return _failed_prediction(question, engine, "long-form answers need an LLM endpoint")
+        return answer_longform(table, question, settings=settings).model_dump()
+    from celltrace.server.engine.api import answer_question
+
+    return answer_question(table, question, engine=engine).model_dump()
+
+
+def read_lines(path: Path, limit: int | None) -> list[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers, at most `limit` of them."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            lines = [(i, line) for i, line in enumerate(fh, 1) if line.strip()]
+    except FileNotFoundError as exc:
+        raise UserError(f"{path}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read ({exc})") from exc
+    return lines[:limit] if limit is not None else lines
+
+
+def _line_id(line_no: int, line: str) -> str:
+    try:
+        record = json.loads(line)
+        return str(record.get("id") or f"line-{line_no}") if isinstance(record, dict) else f"line-{line_no}"
+    except ValueError:
+        return f"line-{line_no}"
+
+
+def read_done(out: Path) -> dict[str, dict[str, Any]]:
+    """Rows already written to `out` (for --resume), keyed by record id; unreadable lines skipped."""
+    done: dict[str, dict[str, Any]] = {}
+    if not out.exists():
+        return done
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+            done[str(row["id"])] = row
+        except (ValueError, KeyError, TypeError):
+            continue
+    return done
+
+
+def _init_worker(threads: int) -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+
+
+def _executor(engine: Engine, workers: int) -> Executor:
+    """Processes for the CPU-bound offline engine (the GIL), threads for the I/O-bound LLM engine."""
+    offline = engine == "offline" or (engine == "auto" and not Settings().llm_configured)
+    if offline and workers > 1:
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        ctx = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,))
+    return ThreadPoolExecutor(max(1, workers))
+
+
+def run_rows(
+    lines: list[tuple[int, str]], engine: Engine, workers: int, on_row: Callable[[dict[str, Any]], None]
+) -> None:
+    """Answer `lines` concurrently, calling `on_row` (in this thread) as each row completes."""
+    with _executor(engine, workers) as pool, tqdm(
+        total=len(lines), desc="eval", unit="q", file=sys.stderr, disable=not lines
+    ) as bar:
+        futures = {pool.submit(answer_line, n, line, engine): (n, line) for n, line in lines}
+        for future in as_completed(futures):
+            n, line = futures[future]
+            try:
+                row = future.result()
+            except Exception as exc:  # a crashed worker process still yields this record's row
+                row = answer_line(n, "{}", engine) | {"id": _line_id(n, line)}
+                row["prediction"]["error"] = f"worker failed: {exc}"
+            on_row(row)
+            bar.update(1)
+
+
+def _mean(xs: Iterable[float | None]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _pct(flags: list[bool]) -> float:
+    return 100.0 * sum(flags) / len(flags) if flags else 0.0
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The one JSON object `celltrace eval` prints."""
+    preds = [r["prediction"] for r in rows]
+    statuses = [p.get("status") for p in preds]
+    short = [r for r in rows if not r.get("_longform")]
+    strict = [bool(r["scores"].get("em_strict")) for r in short]
+    lenient = [bool(r["scores"].get("em_lenient")) for r in short]
+    has_gold = [r for r in rows if r["scores"].get("evidence_recall") is not None]
+    correct = [r for r in has_gold if r["scores"].get("em_strict")]
+    usage = [p.get("usage") or {} for p in preds]
+    by_agg: dict[str, dict[str, Any]] = {}
+    for r in short:
+        label = r.get("_aggregation")
+        if label is None:
+            continue
+        entry = by_agg.setdefault(str(label), {"n": 0, "hits": 0})
+        entry["n"] += 1
+        entry["hits"] += bool(r["scores"].get("em_strict"))
+    summary: dict[str, Any] = {
+        "n": len(rows),
+        "answered": statuses.count("answered"),
+        "abstained": statuses.count("abstained"),
+        "failed": statuses.count("failed"),
+        "em_strict": _pct(strict) if short else None,
+        "em_lenient": _pct(lenient) if short else None,
+        "evidence_precision": _mean(r["scores"]["evidence_precision"] for r in has_gold),
+        "evidence_recall": _mean(r["scores"]["evidence_recall"] for r in has_gold),
+        "evidence_precision_correct": _mean(r["scores"]["evidence_precision"] for r in correct),
+        "evidence_recall_correct": _mean(r["scores"]["evidence_recall"] for r in correct),
+        "llm_calls_median": median([u.get("llm_calls", 0) for u in usage]) or 0.0,
+        "llm_calls_p95": percentile([u.get("llm_calls", 0) for u in usage], 95) or 0.0,
+        "prompt_tokens_median": median([u.get("prompt_tokens", 0) for u in usage]) or 0.0,
+        "seconds_median": median([p.get("seconds", 0.0) for p in preds]) or 0.0,
+        "by_aggregation": {
+            k: {"n": v["n"], "em_strict": 100.0 * v["hits"] / v["n"]} for k, v in sorted(by_agg.items())
+        },
+    }
+    longform = [r for r in rows if r.get("_longform")]
+    if longform:
+        summary.update(longform_summary(longform))
+    return summary
+
+
+def longform_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """ROUGE-L, BLEU, unsupported-number rate and program success rate of long-form rows."""
+    from celltrace.server.evaluation.longform_metrics import bleu, rouge_l
+
+    preds = [str(r["prediction"].get("answer") or "") for r in rows]
+    refs = [str(r.get("_gold") or "") for r in rows]
+    answered = [r["prediction"] for r in rows if r["prediction"].get("status") == "answered"]
+    items = [item for p in answered for item in p.get("plan") or []]
+    return {
+        "rouge_l": rouge_l(preds, refs),
+        "bleu": bleu(preds, refs),
+        "unsupported_rate": (
+            sum(bool(p.get("unsupported_numbers")) for p in answered) / len(answered) if answered else None
+        ),
+        "program_success_rate": (
+            sum(i.get("source") == "program" for i in items) / len(items) if items else None
+        ),
+    }
+
+
+def _public(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if not k.startswith("_")}
+
+
+def _restore_private(row: dict[str, Any], line: tuple[int, str] | None) -> dict[str, Any]:
+    """Re-derive scoring-only fields of a resumed row from its source record."""
+    if line is None:
+        return row
+    try:
+        record = json.loads(line[1])
+    except ValueError:
+        return row
+    return row | {
+        "_gold": record.get("long_answer") or ", ".join(str(a) for a in record.get("answers") or []),
+        "_aggregation": record.get("aggregation"),
+        "_longform": is_longform(record),
+    }
+
+
+def evaluate(
+    data: Path,
+    engine: Engine = "offline",
+    limit: int | None = None,
+    workers: int = 1,
+    out: Path | None = None,
+    resume: bool = False,
+    judge: Callable[[dict[str, Any]], bool] | None = None,
+) -> dict[str, Any]:
+    """Run the evaluation and return the summary; rows stream to `out` as they complete."""
+    if resume and out is None:
+        raise UserError("--resume needs --out (the file whose finished ids are skipped)")
+    if workers < 1:
+        raise UserError("--workers must be at least 1")
+    lines = read_lines(data, limit)
+    by_id = {_line_id(n, line): (n, line) for n, line in lines}
+    done = read_done(out) if (resume and out is not None) else {}
+    rows = [_restore_private(row, by_id.get(rid)) for rid, row in done.items() if rid in by_id]
+    todo = [(n, line) for n, line in lines if _line_id(n, line) not in done]
+    lock = threading.Lock()
+    fh = out.open("a" if resume else "w", encoding="utf-8") if out is not None else None
+    try:
+
+        def on_row(row: dict[str, Any]) -> None:
+            with lock:
+                rows.append(row)
+                if fh is not None:
+                    fh.write(json.dumps(_public(row), ensure_ascii=False) + "\n")
+                    fh.flush()
+
+        started = time.monotonic()
+        run_rows(todo, engine, workers, on_row)
+        elapsed = time.monotonic() - started
+    finally:
+        if fh is not None:
+            fh.close()
+    summary = summarise(rows)
+    if judge is not None:
+        summary["judge_acc"] = _pct([judge(r) for r in rows])
+    print(f"eval: {len(todo)} answered in {elapsed:.1f} s, {len(rows) - len(todo)} resumed", file=sys.stderr)
+    return summary
+
