@@ -116,8 +116,9 @@ def _prelude_dirs(prelude_module: str) -> tuple[str, ...]:
 
 
 def _signal_reason(code: int, seconds: float, limits: SandboxLimits) -> str:
+    """Why the child died, from its exit status (negative: signal; bwrap reports 128 + signal)."""
     sig = -code if code < 0 else code - 128
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and seconds >= limits.cpu_s * 0.9:
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and seconds >= limits.cpu_s):
         return f"cpu time limit exceeded ({limits.cpu_s} s)"
     if sig == signal.SIGXFSZ:
         return "file size limit exceeded"
@@ -225,6 +226,9 @@ def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits,
                                 start_new_session=True, close_fds=True)
         try:
             out, err, problem = _communicate(proc, payload, limits, start + limits.timeout_s)
+            if problem is None:  # pipes closed: let it exit by itself so its status is kept
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=1.0)
         finally:
             _kill(proc)
         if problem:
