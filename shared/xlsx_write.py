@@ -81,7 +81,7 @@ _LOSSY_TYPES = [
     (r"controlproperties|activex", "form or ActiveX controls"),
 ]
 _KEPT_WITH_VBA = {"form or ActiveX controls"}  # openpyxl's keep_vba copies ctrlProps/activeX parts
-_LOSSY_SHEET_XML = re.compile(rb"<(?:\w+:)?(sparklineGroups|dataValidations|conditionalFormattings)\b")
+_LOSSY_SHEET_XML = re.compile(rb"<x14:(sparklineGroups|dataValidations|conditionalFormattings)\b")
 _SHEET_EXT = {
     b"sparklineGroups": "sparklines",
     b"dataValidations": "extended data validation (x14)",
