@@ -46,7 +46,8 @@ _ENCRYPTION_STREAM = "EncryptionInfo".encode("utf-16-le")
 _COLS_RE = re.compile(r"^\$?([A-Za-z]{1,3}):\$?([A-Za-z]{1,3})$")
 _ROWS_RE = re.compile(r"^\$?([0-9]{1,7}):\$?([0-9]{1,7})$")
 _FORMULA_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
-_CELL_REF_RE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
+_ATTR_R_RE = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
+_VALUE_RE = re.compile(rb"<(?:\w+:)?v(?:\s[^>]*)?(?:/>|>([^<]*)<)")
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 
 
@@ -219,7 +220,12 @@ def _sheet_part(data: bytes, title: str) -> str | None:
 
 
 def _uncached_formulas(data: bytes, part: str | None, bounds: Bounds | None) -> set[tuple[int, int]]:
-    """1-based (row, col) of formula cells in `bounds` (all when None) that have no cached value."""
+    """1-based (row, col) of formula cells in `bounds` (all when None) that have no cached value.
+
+    Byte search around each `<f>` tag instead of parsing every cell: cost grows with the number of
+    formulas, not of cells. A cell is located by its `r` attribute (always written by Excel and
+    openpyxl); a formula cell without one cannot be placed and is skipped.
+    """
     if part is None:
         return set()
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -227,36 +233,22 @@ def _uncached_formulas(data: bytes, part: str | None, bounds: Bounds | None) -> 
             xml = zf.read(part)
         except KeyError:
             return set()
-    if not _FORMULA_RE.search(xml):
-        return set()
     out: set[tuple[int, int]] = set()
-    row = col = 0
-    for event, el in ElementTree.iterparse(io.BytesIO(xml), events=("start", "end")):
-        tag = el.tag.rsplit("}", 1)[-1]
-        if event == "start":
-            if tag == "row":
-                row = int(el.get("r") or row + 1)
-                col = 0
+    for f in _FORMULA_RE.finditer(xml):
+        start = xml.rfind(b"<", 0, xml.rfind(b"c ", 0, f.start()) + 1)
+        head_end = xml.find(b">", start)
+        head = xml[start:head_end]
+        ref = _ATTR_R_RE.search(head)
+        if ref is None:
             continue
-        if tag != "c":
+        row, col = int(ref.group(2)), col_number(ref.group(1).decode())
+        if not _inside(row, col, bounds):
             continue
-        ref = el.get("r")
-        if ref:
-            if m := _CELL_REF_RE.match(ref):
-                row, col = int(m.group(2)), col_number(m.group(1))
-        else:
-            col += 1
-        formula = value = None
-        for child in el:
-            child_tag = child.tag.rsplit("}", 1)[-1]
-            if child_tag == "f":
-                formula = child
-            elif child_tag == "v":
-                value = child
-        cached = value is not None and (bool(value.text) or el.get("t") == "str")
-        if formula is not None and not cached and _inside(row, col, bounds):
+        body = xml[head_end : xml.find(b"c>", f.end())]
+        value = _VALUE_RE.search(body)
+        cached = value is not None and (bool(value.group(1)) or b't="str"' in head)
+        if not cached:
             out.add((row, col))
-        el.clear()
     return out
 
 
