@@ -1,8 +1,9 @@
 """The Thought → Action → Update loop (paper Algorithm 1), shared by every policy.
 
 Termination: an `AnswerQuestion` action; `NO_PROGRESS_LIMIT` consecutive steps without progress
-(no new trace node and no new neighbour information); or `settings.max_steps` steps. In the last
-two cases the policy's answer stage still runs ("forced answer", best effort) with a note saying why.
+(no action, or only actions repeating earlier ones, failed ones included); or `settings.max_steps`
+steps. In the last two cases the policy's answer stage still runs ("forced answer", best effort)
+with a note saying why.
 Transport failures and unusable model output (`LLMError`) end the episode as `failed`.
 """
 
@@ -31,16 +32,15 @@ from celltrace.shared.schemas import Step, StepAction
 
 OnStep = Callable[[Step, ReasoningState], None]
 NO_PROGRESS_LIMIT = 2
-"""Consecutive steps with no new trace node and no new information before the loop stops."""
+"""Consecutive steps without a new action before the loop stops."""
 
 
 @dataclass
 class Outcome:
-    """One executed action: what the model is told, and how the loop should account for it."""
+    """One executed action: what the model is told, its repetition key, whether it asks to answer."""
 
     observation: str
-    key: str | None = None
-    progressed: bool = False
+    key: str
     answer: bool = False
 
 
@@ -69,18 +69,20 @@ def _loop(policy: Policy, state: ReasoningState, on_step: OnStep | None) -> str 
         answer = progressed = False
         for action in _dedupe(decision.actions):
             out = execute(state, action)
-            if out.key is not None and out.key in executed:
+            if out.key in executed:
                 out = Outcome(
                     f"{format_action(action)} repeats step {executed[out.key]}; its result is in the "
-                    "history. Choose a different action, or AnswerQuestion."
+                    "history. Choose a different action, or AnswerQuestion.",
+                    out.key,
                 )
                 state.notes.append(f"Step {number} repeated an earlier action.")
-            elif out.key is not None:
+            else:
                 executed[out.key] = number
-            step.actions.append(action)
+                progressed |= not out.answer
+            name = canonical_action(action.name)
+            step.actions.append(action if name is None else StepAction(name=name, args=action.args))
             step.observations.append(out.observation)
             answer |= out.answer
-            progressed |= out.progressed
         if not decision.actions:
             step.observations.append(f"no action given; call one of {', '.join(CANONICAL)}")
         state.steps.append(step)
@@ -96,11 +98,15 @@ def _loop(policy: Policy, state: ReasoningState, on_step: OnStep | None) -> str 
     return f"The step limit ({state.settings.max_steps}) was reached"
 
 
+def _key(action: StepAction) -> str:
+    return json.dumps([action.name, action.args], default=str, sort_keys=True, ensure_ascii=False)
+
+
 def _dedupe(actions: list[StepAction]) -> list[StepAction]:
     seen: set[str] = set()
     out = []
     for action in actions:
-        key = json.dumps([action.name, action.args], default=str, sort_keys=True)
+        key = _key(action)
         if key not in seen:
             seen.add(key)
             out.append(action)
@@ -109,14 +115,15 @@ def _dedupe(actions: list[StepAction]) -> list[StepAction]:
 
 def execute(state: ReasoningState, action: StepAction) -> Outcome:
     """Execute one action on the graph; never raises on model input."""
+    failed = f"failed:{_key(action)}"
     name = canonical_action(action.name)
     if name is None:
-        return Outcome(f"unknown action {action.name!r}; use one of {', '.join(CANONICAL)}")
+        return Outcome(f"unknown action {action.name!r}; use one of {', '.join(CANONICAL)}", failed)
     if name == ANSWER:
-        return Outcome("answering the question", answer=True)
+        return Outcome("answering the question", ANSWER, answer=True)
     args = action.args
     if len(args) < ARITY[name]:
-        return Outcome(f"{name} needs {ARITY[name]} node argument(s), got {len(args)}")
+        return Outcome(f"{name} needs {ARITY[name]} node argument(s), got {len(args)}", failed)
     limit = state.settings.max_list_lines
     nodes: list[Node] = []
     notes: list[str] = []
@@ -124,7 +131,7 @@ def execute(state: ReasoningState, action: StepAction) -> Outcome:
         res = resolve(state.graph, state.retriever, arg, search=name == VISIT)
         if res.node is None:
             state.observe([n.id for n in res.candidates[:limit]])
-            return Outcome(res.failure(arg, limit))
+            return Outcome(res.failure(arg, limit), failed)
         nodes.append(res.node)
         if res.note:
             notes.append(f"{format_arg(arg)} resolved to {cell(res.node)}: {res.note}")
@@ -133,7 +140,7 @@ def execute(state: ReasoningState, action: StepAction) -> Outcome:
         state.observe([node.id])
         added = state.add_to_trace(node.id)
         status = "added to the reasoning trace" if added else "already in the reasoning trace"
-        out = Outcome(f"{cell(node)}: {status}", f"{name}:{node.id}", progressed=added)
+        out = Outcome(f"{cell(node)}: {status}", f"{name}:{node.id}")
     elif name == ALL_NEIGHBOURS:
         out = _all_neighbours(state, nodes[0], limit)
     else:
@@ -149,12 +156,15 @@ def _all_neighbours(state: ReasoningState, node: Node, limit: int) -> Outcome:
     text = f"neighbours of {cell(node)}: Same row: {node_list(same_row, limit)}. " + (
         f"Same column: {node_list(same_col, limit)}."
     )
-    return Outcome(text, f"{ALL_NEIGHBOURS}:{node.id}", progressed=True)
+    return Outcome(text, f"{ALL_NEIGHBOURS}:{node.id}")
 
 
 def _shared_neighbours(state: ReasoningState, a: Node, b: Node, limit: int) -> Outcome:
     if a.id == b.id:
-        return Outcome(f"{cell(a)} was given twice; GetSharedNeighbours needs two different nodes")
+        return Outcome(
+            f"{cell(a)} was given twice; GetSharedNeighbours needs two different nodes",
+            f"failed:{SHARED_NEIGHBOURS}:{a.id}",
+        )
     shared = [n for n in state.graph.shared_neighbours(a, b) if not n.empty]
     state.observe([n.id for n in shared[:limit]])
     relation = state.graph.relation(a, b)
@@ -164,4 +174,4 @@ def _shared_neighbours(state: ReasoningState, a: Node, b: Node, limit: int) -> O
         rel = relation.replace("_", " ").upper()
         text = f"[{cell(a)}, {rel}, {cell(b)}]; their shared neighbors: {node_list(shared, limit)}."
     key = f"{SHARED_NEIGHBOURS}:{min(a.id, b.id)}:{max(a.id, b.id)}"
-    return Outcome(text, key, progressed=True)
+    return Outcome(text, key)
