@@ -1,0 +1,87 @@
+"""`celltrace ask` end to end: an .xlsx on disk, the CLI, the loopback LLM server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from graphotter_script import FIGURE6_MERGES, FIGURE6_ROWS, QUESTION, GraphScript
+from llm_server import Fault, ScriptedLLM
+from typer.testing import CliRunner
+
+from celltrace.server.cli import _register, app
+from celltrace.shared.schemas import AskResult
+
+_register()
+
+
+@pytest.fixture
+def workbook(tmp_path: Path) -> Path:
+    """The Figure 6 table on sheet `Survey` at B2 (so addresses are offset from A1)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Survey"
+    for r, row in enumerate(FIGURE6_ROWS):
+        for c, value in enumerate(row):
+            if value is not None:
+                ws.cell(row=r + 2, column=c + 2, value=value)
+    for r0, c0, r1, c1 in FIGURE6_MERGES:
+        ws.merge_cells(start_row=r0 + 2, start_column=c0 + 2, end_row=r1 + 2, end_column=c1 + 2)
+    path = tmp_path / "survey.xlsx"
+    wb.save(path)
+    return path
+
+
+def _env(llm: ScriptedLLM) -> dict[str, str]:
+    return {
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test",
+        "CELLTRACE_MODEL": "scripted-model",
+        "CELLTRACE_DENSE_RETRIEVAL": "false",
+        "CELLTRACE_RETRY_BACKOFF": "0.01",
+    }
+
+
+def test_ask_json_case_study(llm_server: ScriptedLLM, workbook: Path) -> None:
+    llm_server.responder = GraphScript()
+    args = [
+        "ask",
+        str(workbook),
+        QUESTION,
+        "--sheet",
+        "Survey",
+        "--range",
+        "B2:F8",
+        "--engine",
+        "llm",
+        "--json",
+    ]
+    out = CliRunner().invoke(app, args, env=_env(llm_server))
+    assert out.exit_code == 0, out.output
+    result = AskResult.model_validate_json(out.stdout)
+    assert result.answer in (["55.0"], ["55"])
+    assert ("Survey", "E8", "answer") in [(e.sheet, e.address, e.role) for e in result.evidence]
+    shared = next(s for s in result.steps if s.actions[0].name == "GetSharedNeighbours")
+    assert "(6, 3, '55')" in shared.observations[0]
+    assert result.usage.llm_calls == len(llm_server.chat_requests)
+    assert sum(s.calls for s in result.usage.by_stage.values()) == len(llm_server.chat_requests)
+
+
+def test_ask_human_output(llm_server: ScriptedLLM, workbook: Path) -> None:
+    llm_server.responder = GraphScript()
+    out = CliRunner().invoke(app, ["ask", str(workbook), QUESTION, "--engine", "llm"], env=_env(llm_server))
+    assert out.exit_code == 0, out.output
+    assert "Answer: 55.0" in out.stdout
+    assert "Survey!E8  answer" in out.stdout
+    assert "3. GetSharedNeighbours((2, 3, 'percent'), (6, 0, 'food service'))" in out.stdout
+
+
+def test_ask_failure_is_one_result_not_a_traceback(llm_server: ScriptedLLM, workbook: Path) -> None:
+    llm_server.queue(*[Fault.status(500)] * 4)
+    out = CliRunner().invoke(
+        app, ["ask", str(workbook), QUESTION, "--engine", "llm", "--json"], env=_env(llm_server)
+    )
+    assert (out.exit_code == 1 and out.exception is None) or isinstance(out.exception, SystemExit)
+    result = AskResult.model_validate_json(out.stdout)
+    assert result.status == "failed" and "HTTP 500" in (result.error or "")
