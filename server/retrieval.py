@@ -197,6 +197,16 @@ class Retriever:
         """Cosine of `query` with every non-numeric node (empty if dense retrieval is off)."""
         return self._dense_scores(query) if self.dense else {}
 
+    def node_vectors(self, node_ids: list[int]) -> np.ndarray | None:
+        """Cached embeddings of the given non-numeric nodes (None if dense is off or one is numeric)."""
+        if not self.dense:
+            return None
+        ids, matrix = self._ensure_dense()
+        pos = {nid: i for i, nid in enumerate(ids)}
+        if any(nid not in pos for nid in node_ids):
+            return None
+        return matrix[[pos[nid] for nid in node_ids]]
+
     # ---- dense --------------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.retrieval import Retriever, tokens
+from celltrace.server.retrieval import STOPWORDS, Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel, is_year_text
 
@@ -39,7 +39,6 @@ class Line:
     axis: str  # "row" | "col"
     index: int
     path: list[Node]
-    toks: set[str]
 
     @property
     def label(self) -> Node | None:
@@ -61,24 +60,35 @@ class Plan:
 
 
 class Grounder:
-    """Per-question scoring of rows, columns and cells against the question."""
+    """Per-question scoring of labels, rows, columns and cells against the question.
+
+    Matching works on question *words*: a label matches a question word when they share a stem,
+    when one abbreviates the other (`yds` ~ `yards`, `td` ~ `touchdown`: same first letter and a
+    subsequence), or when one is the initials of consecutive words of the other (`asm` ~ `available
+    seat miles`). Abbreviation matches count 0.8. Question words are weighted by rarity among labels.
+    """
 
     def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
-        self.qtoks = set(tokens(question))
+        self.qwords = _content_words(question)
+        if re.search(r"\bhow many\b", self.qnorm):
+            self.qwords.append(("number", "number"))
+        self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path}
+        self._match: dict[int, dict[str, float]] = {
+            nid: _match_words(n.text, self.qwords) for nid, n in label_nodes.items()
+        }
         df: dict[str, int] = {}
-        for n in label_nodes.values():
-            for t in set(tokens(n.text)):
+        for m in self._match.values():
+            for t in m:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
         self.w = {t: math.log(1 + n_labels / d) for t, d in df.items()}
-        self.coverable = {t for t in self.qtoks if t in self.w}
-        self.total_w = sum(self.w[t] for t in self.coverable) or 1.0
+        self.total_w = sum(self.w.values()) or 1.0
         self._soft = self._soft_matches(list(label_nodes.values()))
 
     # ---- lines --------------------------------------------------------------------------------
@@ -92,8 +102,7 @@ class Grounder:
             data = [n for n in cells if h.is_data(n) and n.r0 == r]
             if not data:
                 continue
-            path = h.row_path(data[0])
-            out.append(Line("row", r, path, {t for n in path for t in tokens(n.text)}))
+            out.append(Line("row", r, h.row_path(data[0])))
         return out
 
     def _cols(self) -> list[Line]:
@@ -104,11 +113,16 @@ class Grounder:
             data = [n for n in data if h.is_data(n) and n.c0 == c]
             if not data:
                 continue
-            path = h.col_path(data[0])
-            out.append(Line("col", c, path, {t for n in path for t in tokens(n.text)}))
+            out.append(Line("col", c, h.col_path(data[0])))
         return out
 
-    # ---- node matching ------------------------------------------------------------------------
+    # ---- label matching -----------------------------------------------------------------------
+    def matched(self, node: Node) -> dict[str, float]:
+        m = self._match.get(node.id)
+        if m is None:
+            m = self._match[node.id] = _match_words(node.text, self.qwords)
+        return m
+
     def mention(self, node: Node) -> float:
         """How completely the question mentions a label, in [0, 1]."""
         text = normalise_text(node.text)
@@ -116,71 +130,135 @@ class Grounder:
             return 0.0
         if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
             return 1.0
-        toks = set(tokens(node.text))
+        ltoks = _label_tokens(node.text)
         lex = 0.0
-        if toks:
-            tw = sum(self.w.get(t, 1.0) for t in toks)
-            lex = sum(self.w.get(t, 1.0) for t in toks & self.qtoks) / tw
+        if ltoks:
+            m = self.matched(node)
+            got = sum(max((v for q, v in m.items() if _tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
+            lex = got / len(ltoks)
         return max(lex, self._soft.get(node.id, 0.0))
 
     def _soft_matches(self, nodes: list[Node]) -> dict[int, float]:
         """Embedding match of labels against question n-grams (only labels with no lexical hit)."""
-        if self.retriever is None or not self.retriever.dense:
+        r = self.retriever
+        if r is None or not r.dense:
             return {}
-        cands = [n for n in nodes if not (set(tokens(n.text)) & self.qtoks) and not is_year_text(n.text)]
+        cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None]
         if not cands:
             return {}
-        words = [w for w in re.findall(r"[\w'&-]+", self.qnorm)]
+        words = re.findall(r"[\w'&-]+", self.qnorm)
         grams = list(dict.fromkeys(
             " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
-            if not all(x in _STOP for x in words[i : i + k])
+            if not all(x in STOPWORDS for x in words[i : i + k])
         ))
-        if not grams:
+        vecs = r.node_vectors([n.id for n in cands])
+        if not grams or vecs is None:
             return {}
-        import numpy as np
+        sims = (vecs @ r.embedder.encode(grams).T).max(axis=1)
+        return {n.id: 0.8 * float(s) for n, s in zip(cands, sims, strict=True) if s >= EMBED_MIN}
 
-        emb = self.retriever.embedder
-        label_vecs = emb.encode([normalise_text(n.text) for n in cands])
-        gram_vecs = emb.encode(grams)
-        sims = (label_vecs @ gram_vecs.T).max(axis=1)
-        out = {}
-        for n, s in zip(cands, np.asarray(sims), strict=True):
-            if s >= EMBED_MIN:
-                out[n.id] = 0.8 * float(s)
-        return out
+    # ---- scores ------------------------------------------------------------------------------
+    def coverage(self, *lines: Line | None) -> float:
+        """Weighted share of the coverable question words explained by the lines' labels."""
+        best: dict[str, float] = {}
+        for line in lines:
+            if line is None:
+                continue
+            for n in line.path:
+                for q, v in self.matched(n).items():
+                    if v > best.get(q, 0.0):
+                        best[q] = v
+                if self._soft.get(n.id):
+                    best[f"#soft{n.id}"] = self._soft[n.id]
+        return sum(self.w.get(q, 1.0) * v for q, v in best.items()) / self.total_w
+
+    def _label_bonus(self, line: Line) -> float:
+        if line.label is None:
+            return 0.0
+        parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
+        return 0.3 * self.mention(line.label) + 0.05 * parents
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness."""
-        cov = sum(self.w[t] for t in self.coverable & line.toks) / self.total_w
-        lab = line.label
-        return cov + (0.3 * self.mention(lab) if lab is not None else 0.0) + 0.05 * self._parents(line)
-
-    def _parents(self, line: Line) -> float:
-        return sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
+        return self.coverage(line) + self._label_bonus(line)
 
     def pair_score(self, row: Line, col: Line) -> float:
-        toks = row.toks | col.toks
-        cov = sum(self.w[t] for t in self.coverable & toks) / self.total_w
-        bonus = 0.0
-        for line in (row, col):
-            if line.label is not None:
-                bonus += 0.3 * self.mention(line.label) + 0.05 * self._parents(line)
-        return cov + bonus
+        return self.coverage(row, col) + self._label_bonus(row) + self._label_bonus(col)
 
-    def coverage(self, row: Line | None, col: Line | None) -> float:
-        toks = (row.toks if row else set()) | (col.toks if col else set())
-        return sum(self.w[t] for t in self.coverable & toks) / self.total_w
-
-    def best(self, lines: list[Line], exclude: set[str] = frozenset()) -> list[tuple[float, Line]]:  # type: ignore[assignment]
+    def best(self, lines: list[Line]) -> list[tuple[float, Line]]:
         scored = [(self.line_score(ln), ln) for ln in lines]
         scored.sort(key=lambda x: (-x[0], x[1].index))
         return scored
 
 
-_STOP = frozenset(
-    "a an the of in on at to for from by with and or as is are was were be been what which who how "
-    "many much did does do that this these those it its their there than".split()
-)
+UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "count": "number"}
+"""General quantity words folded together (`percentage`/`proportion`/`%` ~ `percent`)."""
+
+
+def _stem_pairs(text: str) -> list[tuple[str, str]]:
+    t = normalise_text(text).replace("%", " percent ")
+    out = []
+    for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
+        if raw in STOPWORDS:
+            continue
+        st = tokens(raw)
+        if st:
+            out.append((raw, UNIT_CANON.get(st[0], st[0])))
+    return out
+
+
+def _content_words(question: str) -> list[tuple[str, str]]:
+    """(raw word, canonical stem) of the question's content words, first occurrence order."""
+    seen: dict[str, tuple[str, str]] = {}
+    for raw, st in _stem_pairs(question):
+        seen.setdefault(st, (raw, st))
+    return list(seen.values())
+
+
+def _label_tokens(text: str) -> list[str]:
+    return list(dict.fromkeys(st for _, st in _stem_pairs(text)))
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """`yds` ~ `yards`: alphabetic, 2-5 letters, same first letter, a subsequence of the longer."""
+    if not (2 <= len(short) <= 5 and short.isalpha() and len(long) > len(short) and short[0] == long[0]):
+        return False
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
+    """Question stems matched by a label → strength (1.0 same stem, 0.8 abbreviation/initials)."""
+    pairs = _stem_pairs(label)
+    lstems = {st for _, st in pairs}
+    lraw = [raw for raw, _ in pairs]
+    out: dict[str, float] = {}
+    qraw = [raw for raw, _ in qwords]
+    for i, (raw, st) in enumerate(qwords):
+        if st in lstems:
+            out[st] = 1.0
+            continue
+        if any(_abbreviates(lr, raw) or _abbreviates(raw, lr) for lr in lraw):
+            out[st] = 0.8
+            continue
+        if raw.isalpha() and 2 <= len(raw) <= 5 and _initials_in(raw, lraw):
+            out[st] = 0.8
+    for lr in lraw:  # label initials of consecutive question words: `asm` ~ available seat miles
+        if lr.isalpha() and 2 <= len(lr) <= 5:
+            for i in range(len(qraw) - len(lr) + 1):
+                if "".join(w[0] for w in qraw[i : i + len(lr)]) == lr:
+                    for raw, st in qwords[i : i + len(lr)]:
+                        out.setdefault(st, 0.8)
+    return out
+
+
+def _initials_in(abbr: str, words: list[str]) -> bool:
+    n = len(abbr)
+    return any("".join(w[0] for w in words[i : i + n]) == abbr for i in range(len(words) - n + 1))
+
+
+def _tok_hits(label_tok: str, q: str, strength: float) -> bool:
+    return label_tok == q or strength < 1.0
 
 
 def _value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
@@ -206,18 +284,42 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         plan = _solve_argmax(g)
         if plan is not None:
             return plan
+    label_vocab = {t for n in headers.header_nodes() for t in _label_tokens(n.text)}
+    qstems = {t for w in ops.words(question) for t in tokens(w)}
+
+    def free(word_stems: set[str]) -> bool:
+        """An op word counts only when it is not part of the table's own labels."""
+        hits = word_stems & qstems
+        return bool(hits) and not hits <= label_vocab
+
+    lookup_is_percent = _lookup_is_percent(g)
     for op, test in (
-        ("percent_of", lambda q: ops.has_phrase(q, ops.PERCENT_OF_PHRASES)),
+        ("percent_of", lambda q: ops.has_phrase(q, ops.PERCENT_OF_PHRASES) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
-        ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES)),
-        ("average", lambda q: bool(set(ops.words(q)) & ops.AVERAGE_WORDS)),
-        ("sum", lambda q: bool(set(ops.words(q)) & ops.SUM_WORDS)),
+        ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES))),
+        ("average", lambda q: free(_stems(tuple(ops.AVERAGE_WORDS)))),
+        ("sum", lambda q: free(_stems(tuple(ops.SUM_WORDS)))),
     ):
         if test(question):
             plan = _solve_multi(g, op)  # type: ignore[arg-type]
             if plan is not None:
                 return plan
     return _solve_lookup(g)
+
+
+def _stems(phrases: tuple[str, ...]) -> set[str]:
+    return {t for p in phrases for w in p.split() for t in tokens(w)}
+
+
+def _lookup_is_percent(g: Grounder) -> bool:
+    """The best single cell already is a percentage (shown with % or under a percent label)."""
+    ranked = _ranked_cells(g)
+    if not ranked:
+        return False
+    _, row, col = ranked[0]
+    node = _value_cell(g.graph, row, col)
+    labels = {t for n in row.path + col.path for t in _label_tokens(n.text)}
+    return "%" in node.text or "percent" in labels
 
 
 # ---- lookup -----------------------------------------------------------------------------------
