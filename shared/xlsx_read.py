@@ -33,7 +33,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from celltrace.shared.a1 import AddressError, col_number, parse_range, range_ref, split_sheet_ref
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value
-from celltrace.shared.table import Origin, Table
+from celltrace.shared.table import Merge, Origin, Table
 
 Bounds = tuple[int, int, int, int]
 """1-based inclusive (min_row, min_col, max_row, max_col)."""
@@ -318,22 +318,7 @@ def _read(ws: Worksheet, bounds: Bounds | None, uncached: set[tuple[int, int]], 
         text = [row[dc : dc + used[3] - used[1] + 1] for row in text[dr : dr + used[2] - used[0] + 1]]
         values = [row[dc : dc + used[3] - used[1] + 1] for row in values[dr : dr + used[2] - used[0] + 1]]
         read = used
-    top, left = read[0], read[1]
-    table_merges = []
-    for m in merges:
-        clip = (max(m[0], read[0]), max(m[1], read[1]), min(m[2], read[2]), min(m[3], read[3]))
-        if clip[0] > clip[2] or clip[1] > clip[3]:
-            continue
-        if clip != m:
-            warnings_.append(
-                f"merged area {range_ref(*m)} crosses the range border; clipped to {range_ref(*clip)}"
-            )
-            if clip[:2] != m[:2]:  # the anchor is outside: carry its content to the clipped area
-                anchor = ws.cell(m[0], m[1])
-                if anchor.value is not None:
-                    text[clip[0] - top][clip[1] - left] = format_value(anchor.value, anchor.number_format)
-                    values[clip[0] - top][clip[1] - left] = _json_value(anchor.value)
-        table_merges.append((clip[0] - top, clip[1] - left, clip[2] - top, clip[3] - left))
+    table_merges = _clip_merges(ws, merges, read, text, values, warnings_)
     missing = sorted((r, c) for r, c in uncached if _inside(r, c, read))
     if not missing and not any(t.strip() for row in text for t in row):
         raise UserError(f"range {range_ref(*read)} on sheet {ws.title!r} is empty")
@@ -352,13 +337,41 @@ def _read(ws: Worksheet, bounds: Bounds | None, uncached: set[tuple[int, int]], 
     return Table(
         text=text,
         values=values,
-        merges=table_merges,  # type: ignore[arg-type]
+        merges=table_merges,
         title=None,
         origin=Origin(sheet=ws.title, address=range_ref(*read), workbook=workbook),
         hidden_rows=hidden_rows,
         hidden_cols=hidden_cols,
         warnings=warnings_,
     )
+
+
+def _clip_merges(
+    ws: Worksheet,
+    merges: list[Bounds],
+    read: Bounds,
+    text: list[list[str]],
+    values: list[list[Any]],
+    warnings_: list[str],
+) -> list[Merge]:
+    """Merged areas intersecting `read`, 0-based within it. An area crossing the border is clipped
+    (with a warning); if that cuts off its anchor, the anchor's content moves to the clipped area."""
+    top, left = read[0], read[1]
+    out: list[Merge] = []
+    for m in merges:
+        clip = (max(m[0], read[0]), max(m[1], read[1]), min(m[2], read[2]), min(m[3], read[3]))
+        if clip[0] > clip[2] or clip[1] > clip[3]:
+            continue
+        if clip != m:
+            warnings_.append(
+                f"merged area {range_ref(*m)} crosses the range border; clipped to {range_ref(*clip)}"
+            )
+            anchor = ws.cell(m[0], m[1])
+            if clip[:2] != m[:2] and anchor.value is not None:
+                text[clip[0] - top][clip[1] - left] = format_value(anchor.value, anchor.number_format)
+                values[clip[0] - top][clip[1] - left] = _json_value(anchor.value)
+        out.append((clip[0] - top, clip[1] - left, clip[2] - top, clip[3] - left))
+    return out
 
 
 def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
