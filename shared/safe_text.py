@@ -8,6 +8,7 @@ gets Excel's quote prefix, so editing the cell in Excel keeps it text.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from copy import copy
@@ -20,6 +21,9 @@ EXCEL_CELL_MAX_CHARS = 32_767
 MAX_QUESTION_CHARS = 2_000
 """Longer questions are refused (a table question is a sentence or two, not a document)."""
 WRAP_OVER_CHARS = 60
+_EXCEL_DEFAULT_WIDTH = 8.43
+_LINE_POINTS = 15
+_MAX_ROW_POINTS = 409
 _ERROR_CODES = frozenset(
     {
         "#NULL!",
@@ -55,7 +59,7 @@ def clean_text(text: str, limit: int = EXCEL_CELL_MAX_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def write_value(cell: Cell, value: Any) -> None:
+def write_value(cell: Cell, value: Any, *, wrap: bool = True) -> None:
     """Store `value` in an openpyxl cell; strings always as text, long or multi-line text wrapped."""
     if not isinstance(value, str):
         cell.value = value
@@ -65,11 +69,25 @@ def write_value(cell: Cell, value: Any) -> None:
     cell.data_type = "s"
     if needs_guard(text):
         cell.quotePrefix = True
-    if len(text) > WRAP_OVER_CHARS or "\n" in text:
-        alignment = copy(cell.alignment)
-        alignment.wrap_text = True
-        alignment.vertical = alignment.vertical or "top"
-        cell.alignment = alignment
+    if wrap and (len(text) > WRAP_OVER_CHARS or "\n" in text):
+        _wrap(cell, text)
+
+
+def _wrap(cell: Cell, text: str) -> None:
+    """Wrap text at the top of the cell and grow (never shrink) the row to about fit it."""
+    alignment = copy(cell.alignment)
+    alignment.wrap_text = True
+    alignment.vertical = alignment.vertical or "top"
+    cell.alignment = alignment
+    ws = cell.parent
+    letter = cell.column_letter
+    width = ws.column_dimensions[letter].width if letter in ws.column_dimensions else _EXCEL_DEFAULT_WIDTH
+    per_line = max(4, int(width))
+    lines = sum(max(1, math.ceil(len(part) / per_line)) for part in text.split("\n"))
+    row = ws.row_dimensions[cell.row]
+    height = min(_MAX_ROW_POINTS, _LINE_POINTS * lines)
+    if (row.height or _LINE_POINTS) < height:
+        row.height = height
 
 
 def clean_question(text: str) -> str:

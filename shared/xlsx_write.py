@@ -427,7 +427,7 @@ def write_record(wb: Workbook, record: RestoreRecord) -> None:
     ws.sheet_state = "veryHidden"
     for row, text in enumerate(record.to_rows(), start=1):
         for col, chunk in enumerate(split_chunks(text), start=1):
-            write_value(ws.cell(row, col), chunk)
+            write_value(ws.cell(row, col), chunk, wrap=False)
 
 
 def _remove_sheet(wb: Workbook, ws: Worksheet) -> None:
@@ -472,6 +472,9 @@ def append_log(wb: Workbook, entries: Sequence[LogEntry]) -> None:
         for col, name in enumerate(LogEntry.columns(), start=1):
             ws.cell(1, col, name).font = Font(bold=True)
         ws.freeze_panes = "A2"
+        ws.page_setup.orientation = "landscape"  # printed: one page wide
+        ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
         for letter, width in zip("ABCDEFGHI", (26, 14, 12, 50, 40, 11, 30, 9, 9), strict=True):
             ws.column_dimensions[letter].width = width
     for entry in entries:
