@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import openai
+from openai import OpenAI
+from pydantic import BaseModel
+
 from celltrace.server.jsonparse import ParseError, parse_model
 from celltrace.server.prompting import prompt_hash, render
 from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.schemas import StageUsage, Usage
-from openai import OpenAI
-from pydantic import BaseModel
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)

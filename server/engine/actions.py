@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celltrace.server.jsonparse import ParseError, parse_loose
-from celltrace.server.prompting import cell, node_list
+from celltrace.server.prompting import cell, format_arg, node_list
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number
 
@@ -39,6 +39,10 @@ _ALIASES = {
     "answer": ANSWER,
 }
 _SPAN = re.compile(r"^\s*(\d+)\s*(?:[-–:]\s*(\d+))?\s*$")
+_TUPLE = re.compile(
+    r"^\(\s*(\d+(?:\s*-\s*\d+)?)\s*,\s*(\d+(?:\s*-\s*\d+)?)\s*(?:,\s*(.*?))?\s*,?\s*\)$", re.DOTALL
+)
+"""The `render_node` form, whose spans (`0-2`) are not Python literals: `(0-2, 1, 'text')`."""
 CANDIDATES = 5
 """How many candidates a failed resolution lists."""
 
@@ -55,6 +59,9 @@ class NodeRef:
     rows: tuple[int, int] | None
     cols: tuple[int, int] | None
     text: str | None
+    verbatim: bool = False
+    """True when `text` is the whole argument string that also parsed as a bare position
+    (`"( 1,151 )"` may be accounting text): a cell holding exactly that text wins over the position."""
 
     @property
     def has_position(self) -> bool:
@@ -79,6 +86,11 @@ def parse_ref(arg: Any) -> NodeRef:
     """Parse any accepted reference form; unparseable input becomes a text-only reference."""
     if isinstance(arg, str):
         stripped = arg.strip()
+        m = _TUPLE.match(stripped)
+        if m is not None:
+            if m.group(3) is None:
+                return NodeRef(_span(m.group(1)), _span(m.group(2)), stripped, verbatim=True)
+            return _ref(m.group(1), m.group(2), _unquote(m.group(3)))
         if stripped[:1] in "([{":
             try:
                 parsed = parse_loose(stripped)
@@ -87,8 +99,7 @@ def parse_ref(arg: Any) -> NodeRef:
             if isinstance(parsed, list | dict):
                 ref = parse_ref(parsed)
                 if ref.has_position:
-                    # "( 1,151 )" is accounting text, not a position: keep the text to check against
-                    return ref if ref.text is not None else NodeRef(ref.rows, ref.cols, stripped)
+                    return ref if ref.text is not None else NodeRef(ref.rows, ref.cols, stripped, True)
         return NodeRef(None, None, stripped)
     if isinstance(arg, dict):
         low = {str(k).casefold(): v for k, v in arg.items()}
@@ -103,6 +114,14 @@ def parse_ref(arg: Any) -> NodeRef:
             return parse_ref(arg[0])
         return NodeRef(None, None, " ".join(str(a) for a in arg))
     return NodeRef(None, None, None if arg is None else str(arg))
+
+
+def _unquote(text: str) -> str:
+    try:
+        value = parse_loose(text)
+    except ParseError:
+        return text
+    return value if isinstance(value, str) else text
 
 
 def _ref(row: Any, col: Any, text: Any) -> NodeRef:
@@ -176,6 +195,11 @@ def resolve(graph: CellGraph, retriever: Any, arg: Any, search: bool = False) ->
     retriever hit when it is not tied; else a failure with candidates.
     """
     ref = parse_ref(arg)
+    if ref.verbatim and ref.text is not None:
+        exact = graph.find_text(ref.text)
+        if len(exact) == 1:
+            return Resolution(exact[0])
+        ref = NodeRef(ref.rows, ref.cols, None)
     at: Node | None = None
     if ref.has_position:
         assert ref.rows is not None and ref.cols is not None
@@ -185,7 +209,7 @@ def resolve(graph: CellGraph, retriever: Any, arg: Any, search: bool = False) ->
             if ref.text is None or text_matches(at, ref.text):
                 return Resolution(at)
     if not ref.text:
-        where = f"({ref.rows}, {ref.cols})" if ref.has_position else repr(arg)
+        where = f"position {format_arg(arg)}" if ref.has_position else repr(arg)
         return Resolution(None, f"{where} is outside the {graph.n_rows}x{graph.n_cols} table")
     by_text = _by_text(graph, ref.text)
     if by_text:

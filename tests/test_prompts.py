@@ -1,0 +1,106 @@
+"""Templates, rendering and node-reference resolution (no LLM)."""
+
+from __future__ import annotations
+
+import pytest
+from graphotter_script import figure6_table
+
+from celltrace.prompts import load
+from celltrace.server.engine.actions import canonical_action, normalise_args, resolve
+from celltrace.server.prompting import data_block, history_lines, render
+from celltrace.server.tokens import estimate_tokens
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.schemas import Step, StepAction
+
+GRAPH = CellGraph(figure6_table())
+
+
+@pytest.mark.parametrize(
+    "name", ["graph_system", "graph_trace_init", "graph_thought", "graph_action", "graph_answer"]
+)
+def test_templates_exist_and_name_the_paper_actions(name: str) -> None:
+    text = load(name)
+    assert text.strip()
+    if name in ("graph_thought", "graph_action"):
+        tools = load("graph_tools")
+        assert all(
+            a in tools for a in ("VisitNode", "GetAllNeighbours", "GetSharedNeighbours", "AnswerQuestion")
+        )
+
+
+def test_render_checks_slots_and_never_rescans_values() -> None:
+    assert render("reask", error="{{error}} x") == "Your previous reply could not be used: {{error}} x\n" + (
+        "Reply again with only the JSON value in the requested schema, and nothing else.\n"
+    )
+    with pytest.raises(KeyError):
+        render("reask")
+    with pytest.raises(KeyError):
+        render("reask", error="e", extra="x")
+
+
+def test_data_block_delimits() -> None:
+    assert data_block("TABLE", ["(0, 0, 'a')"]) == "<<<BEGIN TABLE>>>\n(0, 0, 'a')\n<<<END TABLE>>>"
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical"),
+    [("VisitNode", "VisitNode"), ("SearchNode", "VisitNode"), ("get_all_neighbors", "GetAllNeighbours"),
+     ("GETSHAREDNEIGHBOURS", "GetSharedNeighbours"), ("Answer", "AnswerQuestion"),
+     ("answer_question", "AnswerQuestion"), ("Teleport", None)],
+)  # fmt: skip
+def test_action_aliases(name: str, canonical: str | None) -> None:
+    assert canonical_action(name) == canonical
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ([2, 3, "percent"], (2, 1)),  # a merged area answers to every cell inside it
+        ("(0-1, 0, 'sub-groups of the agri-food industry')", (0, 0)),
+        ({"row": 6, "col": 3, "text": "55.0"}, (6, 3)),  # numbers compare by value
+        ([[1], [3, 4], "northern ontario"], (0, 3)),  # wrong position, text wins (nearest match)
+        ([6, 9, "food service"], (6, 0)),  # out of range column: reconciled by text
+        ("food service", (6, 0)),
+        ([4, 3], (4, 3)),
+    ],
+)
+def test_resolve(ref: object, expected: tuple[int, int]) -> None:
+    res = resolve(GRAPH, None, ref)
+    assert res.node is not None and (res.node.r0, res.node.c0) == expected
+
+
+def test_resolve_failures_list_candidates() -> None:
+    res = resolve(GRAPH, None, "french-language workers")
+    assert res.node is None and len(res.candidates) == 2
+    assert "candidates: [(1, 1, 'french-language workers'), (1, 3," in res.failure("x", 5)
+    missing = resolve(GRAPH, None, [99, 0])
+    assert missing.node is None and "outside the 7x5 table" in missing.note
+    assert "outside" in (resolve(GRAPH, None, "( 1,151 )").note)
+    table = figure6_table()
+    table.text[3][1] = "( 1,151 )"
+    accounting = resolve(CellGraph(table), None, "( 1,151 )")  # accounting text, not a position
+    assert accounting.node is not None and (accounting.node.r0, accounting.node.c0) == (3, 1)
+
+
+def test_normalise_args() -> None:
+    assert normalise_args("GetAllNeighbours", [1, 3, "x"]) == [[1, 3, "x"]]
+    assert normalise_args("GetSharedNeighbours", ["((2, 3, 'a'), (6, 0, 'b'))"]) == [[2, 3, "a"], [6, 0, "b"]]
+    assert normalise_args("GetSharedNeighbours", [2, 3, "a", 6, 0, "b"]) == [[2, 3, "a"], [6, 0, "b"]]
+    assert normalise_args("VisitNode", ["percent"]) == ["percent"]
+
+
+def test_history_is_bounded_newest_first() -> None:
+    steps = [
+        Step(
+            thought="t" * 300,
+            actions=[StepAction(name="VisitNode", args=[f"q{i}"])],
+            observations=["o" * 300],
+        )
+        for i in range(10)
+    ]
+    lines = history_lines(steps, 400)
+    assert sum(estimate_tokens(line) + 1 for line in lines) <= 420
+    assert lines[-1].startswith("1. ooo")  # the newest step in full
+    assert "Step 1: [\"VisitNode('q0')\"]" in lines and not any(
+        line.startswith("Thought step 1:") for line in lines
+    )
