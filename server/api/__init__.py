@@ -1,0 +1,1 @@
+"""HTTP API of `celltrace serve`: routes, dependencies, limits and error handling."""

@@ -1,0 +1,86 @@
+"""`POST /v1/ask` and `POST /v1/ask/stream`: one short-answer question with its evidence cells."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from celltrace.server.api.deps import (
+    AskEngineDep,
+    RuntimeDep,
+    check_question,
+    llm_slot,
+    require_token,
+    to_table,
+)
+from celltrace.server.api.errors import ApiError, llm_failure
+from celltrace.server.api.runner import Emit, EngineJob
+from celltrace.server.api.runtime import OFFLINE_MODULE, Runtime, module_available
+from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
+from celltrace.shared.actions import actions_for_answer
+from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
+from celltrace.shared.schemas import AskResult, Step
+
+if TYPE_CHECKING:
+    from celltrace.server.engine.state import ReasoningState
+
+ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
+router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(require_token)], responses=ERRORS)
+
+
+async def ask_job(
+    body: AskRequest, runtime: RuntimeDep, answer_question: AskEngineDep
+) -> AsyncIterator[EngineJob]:
+    """Validate limits and engine availability, then start the engine in a worker thread."""
+    settings = runtime.engine
+    check_question(body.question, runtime.server)
+    if body.engine == "llm" and not settings.llm_configured:
+        raise ApiError(409, "engine_unavailable", "engine 'llm' is not available: no LLM model is configured")
+    uses_llm = body.engine == "llm" or (body.engine == "auto" and settings.llm_configured)
+    if not uses_llm and not module_available(OFFLINE_MODULE):
+        raise ApiError(409, "engine_unavailable", "the offline engine is not available on this server")
+    table = await run_in_threadpool(to_table, body.table, runtime.server)
+
+    def work(emit: Emit) -> AskResult:
+        def on_step(step: Step, state: ReasoningState) -> None:
+            emit(ask_step_event(step, state.table, [state.graph.node(i) for i in state.trace]))
+
+        return answer_question(table, body.question, body.engine, settings, on_step)
+
+    job = EngineJob(
+        work, runtime.executor, runtime.server.request_deadline, llm_slot(runtime) if uses_llm else None
+    )
+    job.start()
+    try:
+        yield job
+    finally:
+        job.cancel()
+
+
+AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
+
+
+def ask_response(result: AskResult, runtime: Runtime) -> AskResponse:
+    """The response body: the result plus its actions; 502 for LLM transport failures."""
+    if result.status == "failed" and result.error:
+        error = llm_failure(result.error, [runtime.engine.api_key, runtime.server.token_value()])
+        if error is not None:
+            raise error
+    return AskResponse(**dict(result), actions=actions_for_answer(result))
+
+
+@router.post("/ask", response_model=AskResponse)
+async def ask(job: AskJobDep, runtime: RuntimeDep) -> AskResponse:
+    """Answer a question about a table: the `ask --json` shape plus `actions`."""
+    return ask_response(await job.result(), runtime)
+
+
+@router.post("/ask/stream", response_class=EventSourceResponse, responses=SSE_RESPONSES)
+async def ask_stream(job: AskJobDep, runtime: RuntimeDep) -> AsyncIterator[ServerSentEvent]:
+    """Like `/v1/ask`, as Server-Sent Events: `step`… then `result` (or `error`)."""
+    async for event in stream(job, lambda result: ask_response(result, runtime)):
+        yield event

@@ -1,0 +1,113 @@
+"""Dependencies as typed `Annotated[..., Depends()]` aliases: runtime, settings, auth, engines."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from celltrace.server.api.errors import ApiError
+from celltrace.server.api.limits import InflightSlots
+from celltrace.server.api.runtime import LONGFORM_MODULE, Runtime, module_available
+from celltrace.server.server_settings import ServerSettings
+from celltrace.server.settings import Settings
+from celltrace.shared.schemas import AskResult, TablePayload
+from celltrace.shared.table import Table, TableError
+
+
+def get_runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def get_server_settings(runtime: RuntimeDep) -> ServerSettings:
+    return runtime.server
+
+
+def get_engine_settings(runtime: RuntimeDep) -> Settings:
+    return runtime.engine
+
+
+ServerSettingsDep = Annotated[ServerSettings, Depends(get_server_settings)]
+EngineSettingsDep = Annotated[Settings, Depends(get_engine_settings)]
+
+_bearer = HTTPBearer(auto_error=False, description="required when the server has CELLTRACE_TOKEN set")
+
+
+def require_token(
+    settings: ServerSettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    """401 unless `Authorization: Bearer <CELLTRACE_TOKEN>` (no check when no token is configured)."""
+    expected = settings.token_value()
+    if expected is None:
+        return
+    given = credentials.credentials if credentials is not None else ""
+    if not hmac.compare_digest(given.encode(), expected.encode()):
+        raise ApiError(401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+
+
+AskEngine = Callable[..., AskResult]
+"""`answer_question(table, question, engine, settings, on_step)`."""
+LongformEngine = Callable[..., Any]
+"""`answer_longform(table, question, plan, settings, on_step)`."""
+
+
+def get_ask_engine() -> AskEngine:
+    from celltrace.server.engine.api import answer_question
+
+    return answer_question
+
+
+def get_longform_engine() -> LongformEngine:
+    """The long-form engine; 409 while it is not installed."""
+    if not module_available(LONGFORM_MODULE):
+        raise ApiError(409, "engine_unavailable", "the long-form engine is not available on this server")
+    from celltrace.server.longform.engine import answer_longform  # type: ignore[import-not-found]
+
+    return answer_longform  # type: ignore[no-any-return]
+
+
+AskEngineDep = Annotated[AskEngine, Depends(get_ask_engine)]
+LongformEngineDep = Annotated[LongformEngine, Depends(get_longform_engine)]
+
+
+def check_question(question: str, settings: ServerSettings) -> None:
+    """422 when the question is longer than the server allows."""
+    if len(question) > settings.max_question_chars:
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"question: at most {settings.max_question_chars:,} characters (got {len(question):,})",
+        )
+
+
+def to_table(payload: TablePayload, settings: ServerSettings) -> Table:
+    """The engine table of a validated payload (run in a worker thread for big tables).
+
+    The cell limit is normally enforced on the raw body already; this catches what that scan cannot see.
+    """
+    cells = sum(len(row) for row in payload.cells)
+    if cells > settings.max_cells:
+        raise ApiError(413, "too_many_cells", f"the table has more than {settings.max_cells:,} cells")
+    try:
+        return payload.to_table()
+    except TableError as exc:
+        raise ApiError(422, "invalid_request", f"table: {exc}") from None
+
+
+def llm_slot(runtime: Runtime) -> InflightSlots:
+    """Take an LLM in-flight slot (released by the job when its thread ends); 429 when all are busy."""
+    if not runtime.llm_slots.try_acquire():
+        raise ApiError(
+            429,
+            "busy",
+            f"{runtime.llm_slots.size} LLM question(s) already in flight; retry later",
+            {"Retry-After": str(runtime.server.retry_after)},
+        )
+    return runtime.llm_slots

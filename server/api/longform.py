@@ -1,0 +1,106 @@
+"""`POST /v1/longform` and `POST /v1/longform/stream`: a long-form (paragraph) answer with evidence."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from celltrace.server.api.deps import (
+    LongformEngineDep,
+    RuntimeDep,
+    check_question,
+    llm_slot,
+    require_token,
+    to_table,
+)
+from celltrace.server.api.errors import ApiError, llm_failure
+from celltrace.server.api.runner import Emit, EngineJob
+from celltrace.server.api.runtime import Runtime
+from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
+from celltrace.server.longform.schemas import LongformResult
+from celltrace.shared.actions import Action, one_line, plan_actions
+from celltrace.shared.api_models import ErrorBody, LongformRequest, StepEvent
+
+if TYPE_CHECKING:
+    from celltrace.server.longform.schemas import LongformStep
+
+ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
+router = APIRouter(prefix="/v1", tags=["longform"], dependencies=[Depends(require_token)], responses=ERRORS)
+
+
+class LongformResponse(LongformResult):
+    """The `longform --json` shape plus the write-back actions the add-in applies."""
+
+    actions: list[Action] = Field(default_factory=list)
+
+
+def longform_step_event(step: LongformStep) -> StepEvent:
+    """A plan, an executed plan item or a plan check as a `step` event."""
+    if step.kind == "plan":
+        message = f"Planned {len(step.plan)} sub-question(s): " + "; ".join(step.plan)
+    elif step.kind == "item" and step.item is not None:
+        answer = step.item.answer if step.item.answer is not None else f"no answer ({step.item.source})"
+        message = f"Sub-question {(step.index or 0) + 1}: {step.item.question} → {answer}"
+    else:
+        message = "Plan complete." if step.finalized else f"Plan revised: {step.reasoning or ''}".strip()
+    return StepEvent(index=0, message=one_line(message, MESSAGE_CHARS), detail=step.model_dump(mode="json"))
+
+
+async def longform_job(
+    body: LongformRequest, runtime: RuntimeDep, answer_longform: LongformEngineDep
+) -> AsyncIterator[EngineJob]:
+    """Validate limits and engine availability, then start the engine in a worker thread."""
+    check_question(body.question, runtime.server)
+    if not runtime.engine.llm_configured:
+        raise ApiError(409, "engine_unavailable", "the long-form engine needs an LLM; none is configured")
+    table = await run_in_threadpool(to_table, body.table, runtime.server)
+
+    def work(emit: Emit) -> LongformResult:
+        def on_step(step: LongformStep) -> None:
+            emit(longform_step_event(step))
+
+        return answer_longform(table, body.question, plan=body.plan, settings=runtime.engine, on_step=on_step)
+
+    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, llm_slot(runtime))
+    job.start()
+    try:
+        yield job
+    finally:
+        job.cancel()
+
+
+LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
+
+
+def longform_response(result: LongformResult, runtime: Runtime) -> LongformResponse:
+    """The response body: the result plus its actions; 502 for LLM transport failures."""
+    if result.status == "failed" and result.error:
+        error = llm_failure(result.error, [runtime.engine.api_key, runtime.server.token_value()])
+        if error is not None:
+            raise error
+    answered = result.status == "answered"
+    actions = plan_actions(
+        question=result.question,
+        answer=result.answer if answered else f"#ERROR: {result.error or 'failed'}",
+        evidence=result.evidence if answered else [],
+        engine="longform",
+    )
+    return LongformResponse(**dict(result), actions=actions)
+
+
+@router.post("/longform", response_model=LongformResponse)
+async def longform(job: LongformJobDep, runtime: RuntimeDep) -> LongformResponse:
+    """Answer with a paragraph: the `longform --json` shape plus `actions`."""
+    return longform_response(await job.result(), runtime)
+
+
+@router.post("/longform/stream", response_class=EventSourceResponse, responses=SSE_RESPONSES)
+async def longform_stream(job: LongformJobDep, runtime: RuntimeDep) -> AsyncIterator[ServerSentEvent]:
+    """Like `/v1/longform`, as Server-Sent Events: `step` per plan/item/check, then `result` or `error`."""
+    async for event in stream(job, lambda result: longform_response(result, runtime)):
+        yield event

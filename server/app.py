@@ -1,0 +1,58 @@
+"""The FastAPI app factory of `celltrace serve` (OpenAPI at `/openapi.json`, docs at `/docs`).
+
+Settings, worker threads and the embedding model are set up once in the lifespan, not per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from celltrace.server import __version__
+from celltrace.server.api import ask, errors, graph, health, longform
+from celltrace.server.api.limits import RequestLimitsMiddleware
+from celltrace.server.api.runtime import Runtime, warm_up
+from celltrace.server.server_settings import ServerSettings
+from celltrace.server.settings import Settings
+
+
+def create_app(server: ServerSettings | None = None, engine: Settings | None = None) -> FastAPI:
+    """A new app; settings default to the environment (`CELLTRACE_*`, `.env`)."""
+    server = server or ServerSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = Runtime(server, engine or Settings())
+        if server.preload:
+            loop = asyncio.get_running_loop()
+            runtime.sandbox = await loop.run_in_executor(runtime.executor, warm_up, runtime.engine)
+        app.state.runtime = runtime
+        try:
+            yield
+        finally:
+            runtime.close()
+
+    app = FastAPI(
+        title="celltrace",
+        version=__version__,
+        summary="Ask questions about Excel tables; answers come back with their evidence cells.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    for module in (health, graph, ask, longform):
+        app.include_router(module.router)
+    app.add_middleware(
+        RequestLimitsMiddleware, max_body_bytes=server.max_body_bytes, max_cells=server.max_cells
+    )
+    if server.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=server.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    return app

@@ -1,0 +1,105 @@
+"""Request and response models of the local HTTP API (`celltrace serve`), shared with the add-in.
+
+Every error body is `ErrorBody`: `{"error": {"code": str, "message": str}}` (a timeout adds the
+partial `steps`). Streaming routes send `step` events (`StepEvent`), then one `result` event with
+the same body as the non-streaming route, or one `error` event with an `ErrorBody`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints, model_validator
+
+from celltrace.shared.a1 import AddressError, parse_range
+from celltrace.shared.actions import Action
+from celltrace.shared.schemas import AskResult, Step, TablePayload, TraceCell
+from celltrace.shared.table import TableError, normalise_merges
+
+Engine = Literal["auto", "llm", "offline"]
+Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+def check_table(table: TablePayload) -> None:
+    """Raise ValueError with a readable `table.<field>: ...` message when the grid is inconsistent."""
+    widths = {len(row) for row in table.cells}
+    if len(widths) > 1:
+        raise ValueError(f"table.cells: rows must have equal length (found {sorted(widths)})")
+    if table.values is not None and (
+        len(table.values) != len(table.cells)
+        or any(len(v) != len(c) for v, c in zip(table.values, table.cells, strict=True))
+    ):
+        raise ValueError("table.values: must have the same shape as table.cells")
+    n_cols = widths.pop() if widths else 0
+    try:
+        normalise_merges(table.merges, len(table.cells), n_cols)
+    except TableError as exc:
+        raise ValueError(f"table.merges: {exc}") from None
+    if table.origin is not None:
+        try:
+            parse_range(table.origin.address)
+        except AddressError as exc:
+            raise ValueError(f"table.origin.address: {exc}") from None
+
+
+class _TableRequest(BaseModel):
+    table: TablePayload
+
+    @model_validator(mode="after")
+    def _consistent_table(self) -> _TableRequest:
+        check_table(self.table)
+        return self
+
+
+class GraphRequest(_TableRequest):
+    """`POST /v1/graph`."""
+
+
+class AskRequest(_TableRequest):
+    """`POST /v1/ask` and `POST /v1/ask/stream`."""
+
+    question: Question
+    engine: Engine = "auto"
+
+
+class LongformRequest(_TableRequest):
+    """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` skips the planning stage."""
+
+    question: Question
+    plan: list[Any] | None = None
+
+
+class AskResponse(AskResult):
+    """The `ask --json` shape plus the write-back actions the add-in applies."""
+
+    actions: list[Action] = Field(default_factory=list)
+
+
+class StepEvent(BaseModel):
+    """One streamed progress event: a sentence saying what the engine did, plus the partial trace."""
+
+    index: int = Field(description="1-based step (or plan item) number")
+    message: str
+    step: Step | None = None
+    detail: dict[str, Any] | None = Field(default=None, description="engine-specific step data")
+    trace: list[TraceCell] = Field(default_factory=list)
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+    steps: list[StepEvent] | None = Field(default=None, description="steps done before a timeout")
+
+
+class HealthResponse(BaseModel):
+    """`GET /v1/health`: never contains secrets."""
+
+    status: Literal["ok"] = "ok"
+    version: str
+    engines: list[str]
+    models: dict[str, str]
+    sandbox: str
