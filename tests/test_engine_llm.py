@@ -21,9 +21,12 @@ from graphotter_script import (
 )
 from llm_server import Fault, Reply, ScriptedLLM
 
+from celltrace.server.engine import api
 from celltrace.server.engine.api import answer_question
+from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.prompting import render
 from celltrace.server.tokens import estimate_tokens
+from celltrace.shared.schemas import StepAction
 from celltrace.shared.table import Table
 
 TESTS = Path(__file__).parent
@@ -238,3 +241,51 @@ def test_context_budget_on_large_table(llm_server: ScriptedLLM) -> None:
     sizes = [estimate_tokens(p) for p in llm_server.prompts()]
     assert max(sizes) <= budget + fixed, (sizes, budget, fixed)
     assert "TABLE OUTLINE" in llm_server.prompts()[1]
+
+
+class _StubOffline:
+    """An offline policy answering D7 at a fixed confidence, in one step."""
+
+    engine = "offline"
+
+    def __init__(self, confidence: float) -> None:
+        self.confidence = confidence
+
+    def start(self, state):
+        return [state.graph.node_at(6, 0).id]
+
+    def step(self, state):
+        return Decision(thought="lookup", actions=[StepAction(name="AnswerQuestion")])
+
+    def answer(self, state):
+        node = state.graph.node_at(6, 3).id
+        return FinalAnswer(
+            status="answered", answer=["55"], answer_nodes=[node], header_nodes=[], confidence=self.confidence
+        )
+
+
+@pytest.mark.parametrize(("confidence", "engine", "calls"), [(0.95, "offline", 0), (0.5, "llm", 10)])
+def test_auto_fast_path(
+    llm_server: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, confidence: float, engine: str, calls: int
+) -> None:
+    monkeypatch.setattr(api, "_offline_policy", lambda settings: _StubOffline(confidence))
+    llm_server.responder = GraphScript()
+    streamed: list[str] = []
+    result = answer_question(
+        figure6_table(),
+        QUESTION,
+        engine="auto",
+        settings=settings_for(llm_server.base_url),
+        on_step=lambda step, state: streamed.append(step.actions[0].name),
+    )
+    assert result.status == "answered" and result.engine == engine
+    assert len(llm_server.chat_requests) == result.usage.llm_calls == calls
+    assert streamed == [a.name for s in result.steps for a in s.actions[:1]]  # only the returned episode
+
+
+def test_offline_engine_unavailable_is_a_failed_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "_offline_policy", lambda settings: None)
+    result = answer_question(figure6_table(), QUESTION, engine="offline")
+    assert (
+        result.status == "failed" and result.engine == "offline" and "not available" in (result.error or "")
+    )
