@@ -30,6 +30,10 @@ def _register() -> None:
     app.command("eval")(eval_cmd.eval_)
     app.command("batch")(batch_cmd.batch)
     app.command("clear")(clear_cmd.clear)
+    from celltrace.server.commands import doctor_cmd, serve_cmd
+
+    app.command("serve")(serve_cmd.serve)
+    app.command("doctor")(doctor_cmd.doctor)
 
 
 def main() -> None:

@@ -72,7 +72,8 @@ def validation_message(errors: Sequence[Any]) -> str:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         msg = re.sub(r"^(Value|Assertion) error, ", "", str(err.get("msg", "invalid")))
         if err.get("type") == "json_invalid":
-            msg = f"invalid JSON ({err.get('ctx', {}).get('error', 'parse error')})"
+            where = "body"
+            msg = f"invalid JSON at character {loc[-1]}: {err.get('ctx', {}).get('error', 'parse error')}"
         elif err.get("type") == "missing":
             msg = "field required"
         parts.append(f"{where}: {msg}" if where else msg)

@@ -1,0 +1,75 @@
+"""`celltrace serve`: run the local HTTP API (FastAPI on uvicorn) for the Excel add-in."""
+
+from __future__ import annotations
+
+import ipaddress
+import signal
+import sys
+from types import FrameType
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from celltrace.server.server_settings import ServerSettings
+from celltrace.shared.errors import UserError
+
+APP_FACTORY = "celltrace.server.app:create_app"
+GRACEFUL_SHUTDOWN_S = 5
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def load_server_settings() -> ServerSettings:
+    """The server settings from the environment; a bad value is a user error."""
+    try:
+        return ServerSettings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"CELLTRACE_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        )
+        raise UserError(f"invalid server settings: {problems}") from None
+
+
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    sys.exit(0)
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but loopback requires CELLTRACE_TOKEN.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8765,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) until SIGTERM or Ctrl+C."""
+    settings = load_server_settings()
+    if not is_loopback(host) and settings.token_value() is None:
+        raise UserError(
+            f"refusing to listen on {host}: a non-loopback address requires CELLTRACE_TOKEN "
+            "(clients then send 'Authorization: Bearer <token>'); or bind 127.0.0.1"
+        )
+    import uvicorn
+
+    # uvicorn shuts down gracefully on these signals, then re-raises them: exit 0 after that.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _exit_cleanly)
+    uvicorn.run(
+        APP_FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        server_header=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
