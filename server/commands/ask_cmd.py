@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
 import typer
@@ -62,10 +63,15 @@ def ask(
         workbook, tbl, out=out, answer_cell=answer_cell, in_place=in_place, overwrite=overwrite
     )
     result = answer_question(tbl, question, engine=engine)
+    written = None
     if output is not None and result.status != "failed":
         written = write_answer(output, tbl, result)
         typer.echo(f"written: {written}", err=True)
-    typer.echo(result.model_dump_json(indent=2) if json_out else _human(result))
+    if json_out and written is not None:  # the AskResult plus where the highlighted copy went
+        data = {**result.model_dump(mode="json"), "output": str(written)}
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(result.model_dump_json(indent=2) if json_out else _human(result))
     if result.status == "failed":
         raise typer.Exit(1)
 
