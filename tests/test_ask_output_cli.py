@@ -1,0 +1,83 @@
+"""`celltrace ask --out/--answer-cell/--in-place/--overwrite`: the written copy and its checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from test_clear_cli import run_main
+from test_xlsx_write import EVIDENCE, answered, build_book
+
+from celltrace.server.engine import api
+from celltrace.shared.restore import RECORD_SHEET
+from celltrace.shared.xlsx_write import LOG_SHEET
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    questions: list[str] = []
+
+    def fake(table, question, engine="auto", settings=None, on_step=None):
+        questions.append(question)
+        return answered(*EVIDENCE).model_copy(update={"question": question})
+
+    monkeypatch.setattr(api, "answer_question", fake)
+    return questions
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    return build_book(tmp_path / "book.xlsx")
+
+
+def test_answer_cell_highlights_and_json_output(book, asked, monkeypatch, capsys) -> None:
+    code, out, err = run_main(
+        monkeypatch, capsys, "ask", str(book), "Revenue in 2020?", "--sheet", "Data", "--range", "A3:D6",
+        "--answer-cell", "Other!F1", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    output = book.with_name("book.celltrace.xlsx")
+    assert data["output"] == str(output) and data["answer"] == ["120.25"]
+    wb = openpyxl.load_workbook(output)
+    assert wb["Other"]["F1"].value == "120.25"
+    assert wb["Data"]["C4"].fill.fgColor.rgb == "FFFFD966"
+    assert wb[LOG_SHEET].max_row == 2 and wb[LOG_SHEET]["C2"].value == "A3:D6"
+    # a second ask on the copy replaces the highlights; the filled answer cell needs --overwrite
+    code, _, err = run_main(
+        monkeypatch, capsys, "ask", str(output), "Again?", "--sheet", "Data", "--range", "A3:D6",
+        "--answer-cell", "Other!F1", "--in-place",
+    )  # fmt: skip
+    assert code == 2 and "--answer-cell Other!F1 is not empty; use --overwrite" in err
+    assert asked == ["Revenue in 2020?"]  # refused before the engine ran
+    code, _, err = run_main(
+        monkeypatch, capsys, "ask", str(output), "Again?", "--sheet", "Data", "--range", "A3:D6",
+        "--answer-cell", "Other!F1", "--in-place", "--overwrite",
+    )  # fmt: skip
+    assert code == 0, err
+    wb = openpyxl.load_workbook(output)
+    assert wb[LOG_SHEET].max_row == 3 and RECORD_SHEET in wb.sheetnames
+
+
+def test_no_output_flags_write_nothing(book, asked, monkeypatch, capsys) -> None:
+    code, out, _ = run_main(monkeypatch, capsys, "ask", str(book), "Revenue?", "--sheet", "Data", "--json")
+    assert code == 0 and "output" not in json.loads(out)
+    assert sorted(p.name for p in book.parent.iterdir()) == ["book.xlsx"]
+
+
+def test_out_path_errors(book, asked, monkeypatch, capsys, tmp_path) -> None:
+    (tmp_path / "~$busy.xlsx").write_bytes(b"")
+    code, _, err = run_main(
+        monkeypatch,
+        capsys,
+        "ask",
+        str(book),
+        "Revenue?",
+        "--sheet",
+        "Data",
+        "--out",
+        str(tmp_path / "busy.xlsx"),
+    )
+    assert code == 2 and "busy.xlsx is open in Excel" in err and asked == []
