@@ -47,7 +47,7 @@ from celltrace.shared.actions import (
     log_entry,
 )
 from celltrace.shared.errors import UserError
-from celltrace.shared.safe_text import clean_question
+from celltrace.shared.safe_text import MAX_QUESTION_CHARS, clean_question
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
 
@@ -92,7 +92,11 @@ def batch(
     workbook: WorkbookArg,
     questions: Annotated[
         str,
-        typer.Option("--questions", help="Question cells, one column: SHEET!A2:A200.", show_default=False),
+        typer.Option(
+            "--questions",
+            help=f"Question cells in one column, SHEET!A2:A200 (each ≤ {MAX_QUESTION_CHARS:,} characters).",
+            show_default=False,
+        ),
     ],
     answers: Annotated[
         str | None,
