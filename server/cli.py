@@ -34,6 +34,9 @@ def _register() -> None:
 
     app.command("serve")(serve_cmd.serve)
     app.command("doctor")(doctor_cmd.doctor)
+    from celltrace.server.commands import longform_cmd
+
+    app.command("longform")(longform_cmd.longform)
 
 
 def main() -> None:

@@ -84,6 +84,17 @@ class Settings(BaseSettings):
         default=0.9, ge=0, le=1, description="auto mode returns the offline answer at or above this"
     )
 
+    # ---- long-form (TaPERA) ----------------------------------------------------------------------
+    longform_max_iterations: int = Field(
+        default=3, ge=1, description="plan → execute → check rounds before the plan is used as is"
+    )
+    longform_debug_rounds: int = Field(
+        default=3, ge=0, description="self-debug rounds per failing program"
+    )
+    longform_llm_fallback: bool = Field(
+        default=False, description="answer a sub-question LLM-only (labelled) when its program fails"
+    )
+
     raise_errors: bool = Field(
         default=False, description="re-raise unexpected exceptions instead of status failed (tests)"
     )
