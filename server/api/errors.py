@@ -70,6 +70,8 @@ def validation_message(errors: Sequence[Any]) -> str:
         if len(loc) > 1 and loc[0] == "body":
             loc = loc[1:]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+        if where == "body" and err.get("type") == "value_error":  # model checks name their own fields
+            where = ""
         msg = re.sub(r"^(Value|Assertion) error, ", "", str(err.get("msg", "invalid")))
         if err.get("type") == "json_invalid":
             where = "body"
