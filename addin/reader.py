@@ -1,0 +1,342 @@
+"""Read a range of a live workbook through xlwings into the same `Table` file mode builds.
+
+The range is the selection (the current region around the active cell when one cell is selected),
+an A1 address, a defined name or an Excel table. The result equals `read_table()` of the saved
+workbook for the same range: displayed text, raw values (JSON-ready, dates as ISO text), merged
+areas clipped to the range (with the same warnings), hidden rows and columns, and the origin.
+
+Cost, in Excel round trips (see `merges.Probes`): the used range and all values are one read each;
+merged areas come from `merges.find_merges`; number formats by divide and conquer over the numeric
+cells of each column (a uniform block is one call); Excel's own `.Text` is read per numeric cell only
+while there are at most `text_budget` of them, else the file-mode formatter renders the values;
+hidden rows and columns by divide and conquer on `EntireRow.Hidden` / `EntireColumn.Hidden`.
+Screen updating is off during the read and restored afterwards, whatever happens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from openpyxl.styles.numbers import is_date_format, is_timedelta_format
+from openpyxl.utils.datetime import from_excel
+
+from celltrace.addin.merges import (
+    DEFAULT_BUDGET,
+    Bounds,
+    Probes,
+    Strategy,
+    address,
+    find_merges,
+)
+from celltrace.shared.a1 import parse_range, range_ref, split_sheet_ref
+from celltrace.shared.errors import UserError
+from celltrace.shared.numfmt import format_value
+from celltrace.shared.table import Origin, Table
+from celltrace.shared.xlsx_read import _json_value, _parse_ref
+
+TEXT_BUDGET = 200
+"""Read Excel's own `.Text` per numeric cell up to this many numeric cells (2 calls each)."""
+_EPOCH = dt.datetime(1899, 12, 30)
+_EXACT_INT = 1e15
+_HASHES = re.compile(r"^#+$")
+
+
+@dataclass
+class Target:
+    """What to read: a sheet object and its 1-based bounds."""
+
+    sheet: Any
+    bounds: Bounds
+
+
+@dataclass
+class ReadResult:
+    table: Table
+    calls: int
+    strategy: str
+    probes: Probes
+    notes: list[str] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def screen_updating_off(app: Any) -> Iterator[None]:
+    """`app.screen_updating = False` for the block, then back to what it was, even on errors."""
+    before = app.screen_updating
+    app.screen_updating = False
+    try:
+        yield
+    finally:
+        app.screen_updating = before
+
+
+# ---- which range -------------------------------------------------------------------------------
+def _range_bounds(rng: Any) -> Bounds:
+    addr = rng.address.replace("$", "")
+    if "," in addr:
+        raise UserError(f"the selection {addr} has several areas; select one rectangular table")
+    return parse_range(addr)
+
+
+def _sheet(book: Any, name: str) -> Any:
+    try:
+        return book.sheets[name]
+    except Exception:
+        raise UserError(f"no sheet named {name!r}") from None
+
+
+def resolve(
+    book: Any,
+    *,
+    address: str | None = None,
+    name: str | None = None,
+    table: str | None = None,
+    sheet: str | None = None,
+) -> Target:
+    """The range to read: `address` (`Sheet!A1:H20`, `A1:H20`, `A:C`), a defined `name`, an Excel
+    `table`, else the selection (a single selected cell grows to its current region)."""
+    if sum(x is not None for x in (address, name, table)) > 1:
+        raise UserError("give at most one of an address, a name and a table")
+    if table is not None:
+        sheets = [_sheet(book, sheet)] if sheet else list(book.sheets)
+        for s in sheets:
+            for t in s.tables:
+                if t.name.casefold() == table.casefold():
+                    return Target(s, _range_bounds(t.range))
+        raise UserError(f"no Excel table named {table!r}")
+    if name is not None:
+        scopes = [_sheet(book, sheet).names] if sheet else []
+        for names in [*scopes, book.names]:
+            if names.contains(name):
+                rng = names[name].refers_to_range
+                return Target(rng.sheet, _range_bounds(rng))
+        raise UserError(f"no defined name {name!r}")
+    if address is not None:
+        ref_sheet, addr = split_sheet_ref(address)
+        title = ref_sheet or sheet
+        target_sheet = _sheet(book, title) if title else _selection(book).sheet
+        return Target(target_sheet, _parse_ref(addr))
+    rng = _selection(book)
+    bounds = _range_bounds(rng)
+    if bounds[:2] == bounds[2:]:
+        rng = rng.current_region
+        bounds = _range_bounds(rng)
+    return Target(rng.sheet, bounds)
+
+
+def _selection(book: Any) -> Any:
+    rng = book.selection
+    if rng is None:
+        raise UserError("nothing is selected; select the table (or one cell in it) first")
+    return rng
+
+
+# ---- reading -----------------------------------------------------------------------------------
+def read(
+    book: Any,
+    target: Target,
+    *,
+    strategy: Strategy = "auto",
+    budget: int = DEFAULT_BUDGET,
+    text_budget: int = TEXT_BUDGET,
+    record: bool = False,
+) -> ReadResult:
+    """Read `target` of `book` with screen updating off; `record` keeps Excel's answers."""
+    probes = Probes(target.sheet, record=record)
+    with screen_updating_off(book.app):
+        return read_range(
+            probes,
+            target.sheet.name,
+            target.bounds,
+            book.name,
+            strategy=strategy,
+            budget=budget,
+            text_budget=text_budget,
+        )
+
+
+def read_range(
+    probes: Probes,
+    sheet_name: str,
+    bounds: Bounds,
+    workbook: str | None,
+    *,
+    strategy: Strategy = "auto",
+    budget: int = DEFAULT_BUDGET,
+    text_budget: int = TEXT_BUDGET,
+) -> ReadResult:
+    """The reader proper: every Excel question goes through `probes` (live or replayed)."""
+    warnings: list[str] = []
+    extent = parse_range(probes.used_range())
+    read_b = (bounds[0], bounds[1], min(bounds[2], extent[2]), min(bounds[3], extent[3]))
+    if read_b[0] > read_b[2] or read_b[1] > read_b[3]:
+        raise UserError(f"range {range_ref(*bounds)} on sheet {sheet_name!r} is empty")
+    if read_b != bounds:
+        warnings.append(
+            f"range {range_ref(*bounds)} extends past the last used cell of sheet {sheet_name!r}; "
+            f"read {range_ref(*read_b)}"
+        )
+    top, left = read_b[0], read_b[1]
+    raw = probes.values(address(read_b))
+    scan = find_merges(probes, read_b, strategy, budget)
+
+    numeric: dict[int, list[int]] = {}  # sheet column → sheet rows of numeric cells, ascending
+    for j in range(len(raw[0]) if raw else 0):
+        rows = [top + i for i, row in enumerate(raw) if _is_number(row[j])]
+        if rows:
+            numeric[left + j] = rows
+    formats = _number_formats(probes, numeric, scan.number_formats)
+    use_excel_text = sum(map(len, numeric.values())) <= text_budget
+    text: list[list[str]] = []
+    values: list[list[Any]] = []
+    for i, row in enumerate(raw):
+        t_row, v_row = [], []
+        for j, v in enumerate(row):
+            cell = (top + i, left + j)
+            shown, value = _cell(probes, cell, v, formats.get(cell), use_excel_text)
+            t_row.append(shown)
+            v_row.append(value)
+        text.append(t_row)
+        values.append(v_row)
+
+    merges = []
+    for m in sorted(scan.areas):
+        clip = (max(m[0], read_b[0]), max(m[1], read_b[1]), min(m[2], read_b[2]), min(m[3], read_b[3]))
+        if clip != m:
+            warnings.append(
+                f"merged area {range_ref(*m)} crosses the range border; clipped to {range_ref(*clip)}"
+            )
+            if clip[:2] != m[:2]:  # the anchor is outside: carry its content to the clipped area
+                anchor = range_ref(m[0], m[1], m[0], m[1])
+                v = probes.values(anchor)[0][0]
+                if v is not None:
+                    fmt = probes.number_format(anchor) if _is_number(v) else None
+                    shown, value = _cell(probes, m[:2], v, fmt, use_excel_text)
+                    text[clip[0] - top][clip[1] - left] = shown
+                    values[clip[0] - top][clip[1] - left] = value
+        merges.append((clip[0] - top, clip[1] - left, clip[2] - top, clip[3] - left))
+    if not any(t.strip() for row in text for t in row):
+        raise UserError(f"range {range_ref(*read_b)} on sheet {sheet_name!r} is empty")
+
+    hidden_rows = _hidden(probes, read_b, rows=True)
+    hidden_cols = _hidden(probes, read_b, rows=False)
+    if hidden_rows or hidden_cols:
+        warnings.append(
+            f"{len(hidden_rows)} hidden row(s) and {len(hidden_cols)} hidden column(s) are included"
+        )
+    table = Table(
+        text=text,
+        values=values,
+        merges=merges,  # type: ignore[arg-type]
+        title=None,
+        origin=Origin(sheet=sheet_name, address=range_ref(*read_b), workbook=workbook),
+        hidden_rows=frozenset(hidden_rows),
+        hidden_cols=frozenset(hidden_cols),
+        warnings=warnings,
+    )
+    return ReadResult(
+        table=table, calls=probes.calls, strategy=scan.strategy, probes=probes, notes=scan.notes
+    )
+
+
+@functools.lru_cache(maxsize=65_536)
+def _format(kind: type, value: Any, fmt: str | None) -> str:
+    """`format_value`, memoised per (type, value, format): tables repeat values and formats."""
+    return format_value(value, fmt)
+
+
+@functools.lru_cache(maxsize=1024)
+def _date_kind(fmt: str | None) -> tuple[bool, bool]:
+    return is_date_format(fmt), is_timedelta_format(fmt)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | dt.datetime) and not isinstance(v, bool)
+
+
+def _cell(
+    probes: Probes, cell: tuple[int, int], v: Any, fmt: str | None, use_excel_text: bool
+) -> tuple[str, Any]:
+    """(displayed text, JSON-ready value) of one cell, as file mode computes them from the file."""
+    if v is None:
+        return "", None
+    if not _is_number(v):
+        return format_value(v, "General"), v
+    value = _like_openpyxl(v, fmt)
+    shown = None
+    if use_excel_text:
+        shown = probes.text(range_ref(*cell, *cell))
+        if shown is not None and _HASHES.match(shown):  # column too narrow: Excel shows ####
+            shown = None
+    if shown is None:
+        shown = _format(type(value), value, fmt)
+    return shown, _json_value(value)
+
+
+def _number(v: float) -> int | float:
+    """COM gives every number as a double; an integral one is an int in the file."""
+    return int(v) if v.is_integer() and abs(v) < _EXACT_INT else v
+
+
+def _like_openpyxl(v: Any, fmt: str | None) -> Any:
+    """A COM number or date → the value openpyxl reads from the saved file (date formats → dates)."""
+    serial = (v - _EPOCH) / dt.timedelta(days=1) if isinstance(v, dt.datetime) else v
+    is_date, is_timedelta = _date_kind(fmt)
+    if is_date:
+        return from_excel(serial, timedelta=is_timedelta)
+    return v if isinstance(v, dt.datetime) else _number(float(v))
+
+
+def _number_formats(
+    probes: Probes, numeric: dict[int, list[int]], known: dict[tuple[int, int], str] | None
+) -> dict[tuple[int, int], str]:
+    """Number format of every numeric cell: from `known` (Value(11)), else divide and conquer.
+
+    Per column, the block from the first to the last numeric cell is asked at once; a mixed block
+    is split at the gap (non-numeric cells, e.g. a merged area's covered cells) nearest its middle,
+    or in half when it has none, so that cells whose format does not matter are left out early.
+    """
+    out: dict[tuple[int, int], str] = {}
+    for col, all_rows in numeric.items():
+        rows = [r for r in all_rows if known is None or (r, col) not in known]
+        out.update(((r, col), known[(r, col)]) for r in all_rows if known is not None and (r, col) in known)
+        stack = [rows] if rows else []
+        while stack:
+            part = stack.pop()
+            fmt = probes.number_format(address((part[0], col, part[-1], col)))
+            if fmt is not None:
+                out.update(((r, col), fmt) for r in part)
+            elif len(part) > 1:
+                cut = _split_at(part)
+                stack += [part[:cut], part[cut:]]
+    return out
+
+
+def _split_at(rows: list[int]) -> int:
+    """Index splitting ascending `rows` at the gap nearest the middle (the middle without gaps)."""
+    mid = len(rows) // 2
+    gaps = [k for k in range(1, len(rows)) if rows[k] - rows[k - 1] > 1]
+    return min(gaps, key=lambda k: abs(k - mid)) if gaps else mid
+
+
+def _hidden(probes: Probes, b: Bounds, *, rows: bool) -> set[int]:
+    """0-based hidden rows (or columns) of `b`, by divide and conquer on `Hidden`."""
+    r0, c0, r1, c1 = b
+    lo, hi = (r0, r1) if rows else (c0, c1)
+    found: set[int] = set()
+    stack = [(lo, hi)]
+    while stack:
+        a, z = stack.pop()
+        line = range_ref(a, c0, z, c0) if rows else range_ref(r0, a, r0, z)
+        state = probes.rows_hidden(line) if rows else probes.cols_hidden(line)
+        if state is True:
+            found.update(range(a - lo, z - lo + 1))
+        elif state is None and a < z:
+            mid = (a + z) // 2
+            stack += [(a, mid), (mid + 1, z)]
+    return found
