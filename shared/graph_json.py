@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from celltrace.shared.graph import CellGraph
-from celltrace.shared.schemas import GraphEdgeModel, GraphNodeModel, GraphResult
+from celltrace.shared.schemas import GraphResult
 from celltrace.shared.table import Table
 
 
@@ -16,22 +16,25 @@ def graph_result(table: Table, max_edges: int) -> GraphResult:
     graph = CellGraph(table)
     warnings = list(table.warnings)
     n_edges = graph.edge_count()
-    edges: list[GraphEdgeModel] | None = None
+    edges: list[dict[str, object]] | None = None
     if n_edges <= max_edges:
-        edges = [GraphEdgeModel(a=a, b=b, relation=rel) for a, b, rel in graph.edges()]
+        edges = [{"a": a, "b": b, "relation": rel} for a, b, rel in graph.edges()]
     else:
         warnings.append(f"the graph has {n_edges:,} edges, more than max_edges={max_edges:,}; edges omitted")
     nodes = [
-        GraphNodeModel(
-            id=n.id,
-            rows=list(n.rows),
-            cols=list(n.cols),
-            address=graph.area_address(n),
-            text=n.text,
-            value=n.value,
-            empty=n.empty,
-        )
+        {
+            "id": n.id,
+            "rows": list(n.rows),
+            "cols": list(n.cols),
+            "address": graph.area_address(n),
+            "text": n.text,
+            "value": n.value,
+            "empty": n.empty,
+        }
         for n in graph.nodes
     ]
     full = table.address(0, 0, table.n_rows - 1, table.n_cols - 1) if table.n_rows and table.n_cols else ""
-    return GraphResult(sheet=table.sheet, range=full, nodes=nodes, edges=edges, warnings=warnings)
+    # one validation of plain dicts: several times faster than a model per node on large tables
+    return GraphResult.model_validate(
+        {"sheet": table.sheet, "range": full, "nodes": nodes, "edges": edges, "warnings": warnings}
+    )
