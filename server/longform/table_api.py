@@ -418,4 +418,4 @@ def run_program(function: Any, payload: dict[str, Any]) -> dict[str, Any]:
         raise
     except Exception as exc:  # the program's own error: reported for self-debugging
         return {"ok": False, "error": _describe(exc), "frames": _frames(exc)}
-    return {"ok": True, "value": value, "cells": sorted(cells)}
+    return {"ok": True, "value": value, "cells": [list(rc) for rc in sorted(cells)]}
