@@ -228,12 +228,22 @@ class FakeSheets:
     ) -> FakeSheet:
         self.book.calls.hit("sheets.add")
         sheet = FakeSheet(self.book, name or f"Sheet{len(self._sheets) + 1}")
+        if sheet.name in self:
+            raise FakeExcelError(f"a sheet named {sheet.name} exists")
         index = self._sheets.index(after) + 1 if after is not None else len(self._sheets)
         self._sheets.insert(index, sheet)
+        self.book.active_sheet = sheet  # Excel activates a new sheet
         return sheet
+
+    @property
+    def active(self) -> FakeSheet:
+        self.book.calls.hit("ActiveSheet")
+        return self.book.active_sheet
 
     def remove_fake(self, sheet: FakeSheet) -> None:
         self._sheets.remove(sheet)
+        if self.book.active_sheet is sheet:
+            self.book.active_sheet = self._sheets[0]
 
 
 class FakeBook:
@@ -257,12 +267,14 @@ class FakeBook:
     def add_sheet(self, name: str) -> FakeSheet:
         sheet = FakeSheet(self, name)
         self.sheets._sheets.append(sheet)
+        self.active_sheet = getattr(self, "active_sheet", None) or sheet
         return sheet
 
     def select(self, sheet: str, address: str) -> None:
-        """Set the user's selection (test helper, no call)."""
+        """Set the user's selection and active sheet (test helper, no call)."""
         s = next(x for x in self.sheets if x.name == sheet)
         self.app.selection = FakeRange(s, [parse_range(address)])
+        self.active_sheet = s
 
     @classmethod
     def from_xlsx(cls, path: str | Path, *, windows: bool = False) -> FakeBook:
@@ -311,6 +323,7 @@ class FakeBook:
         first = next(s for s in book.sheets if s.name == active.title)
         sel = active.sheet_view.selection[0].sqref if active.sheet_view.selection else "A1"
         book.app.selection = FakeRange(first, [parse_range(str(sel).split()[0])])
+        book.active_sheet = first
         book.calls = book.app.calls = Calls()
         return book
 
@@ -432,6 +445,8 @@ class FakeSheet:
 
     def activate(self) -> None:
         self.book.calls.hit("activate")
+        if self.visible_state != "visible":
+            raise FakeExcelError("Activate method of Worksheet class failed (hidden sheet)")
         self.book.active_sheet = self
 
     def delete(self) -> None:
@@ -766,6 +781,8 @@ class FakeRange:
 
     def select(self) -> None:
         self.hit("Select")
+        if self.sheet.book.active_sheet is not self.sheet:
+            raise FakeExcelError("Select method of Range class failed (sheet not active)")
         self.sheet.book.app.selection = FakeRange(self.sheet, self.areas)
 
     def clear_contents(self) -> None:
