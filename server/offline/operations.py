@@ -17,22 +17,33 @@ from typing import Literal
 
 from celltrace.shared.numbers import format_number, parse_number_info
 
+
+def _vocab(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 Op = Literal[
     "lookup", "pair", "argmax", "argmin", "max", "min", "sum", "diff", "ratio", "percent_of",
     "average", "count",
 ]
 
-MORE_WORDS = frozenset(
-    "more most higher highest larger largest greater greatest bigger biggest maximum max top "
-    "increase increased better best likelier likeliest older oldest longer longest".split()
+MORE_WORDS = _vocab(
+    """
+    more most higher highest larger largest greater greatest bigger biggest maximum max top
+    increase increased better best likelier likeliest older oldest longer longest
+    """
 )
-LESS_WORDS = frozenset(
-    "less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased "
-    "worse worst younger youngest shorter shortest".split()
+LESS_WORDS = _vocab(
+    """
+    less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased
+    worse worst younger youngest shorter shortest
+    """
 )
-SUPERLATIVE = frozenset(
-    "most highest largest greatest biggest maximum top best likeliest oldest longest least lowest "
-    "smallest fewest minimum bottom worst youngest shortest".split()
+SUPERLATIVE = _vocab(
+    """
+    most highest largest greatest biggest maximum top best likeliest oldest longest least lowest
+    smallest fewest minimum bottom worst youngest shortest
+    """
 )
 DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",

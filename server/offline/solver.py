@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from celltrace.server.offline import operations as ops
 from celltrace.server.retrieval import STOPWORDS, Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.headers import HeaderModel, is_year_text
+from celltrace.shared.headers import HeaderModel
 
 AGGREGATE_LABEL_WORDS = frozenset({"total", "all", "overall", "average", "mean", "sum", "subtotal"})
 """Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
+MAX_GRAMS = 48
+"""Question n-grams embedded per question (bounds the per-question model time)."""
 EMBED_MIN = 0.6
 """Cosine (MiniLM) above which a label counts as softly mentioned by a question n-gram."""
 
@@ -150,7 +152,7 @@ class Grounder:
         grams = list(dict.fromkeys(
             " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
             if not all(x in STOPWORDS for x in words[i : i + k])
-        ))
+        ))[:MAX_GRAMS]
         vecs = r.node_vectors([n.id for n in cands])
         if not grams or vecs is None:
             return {}
@@ -234,7 +236,7 @@ def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     lraw = [raw for raw, _ in pairs]
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
-    for i, (raw, st) in enumerate(qwords):
+    for raw, st in qwords:
         if st in lstems:
             out[st] = 1.0
             continue
@@ -247,7 +249,7 @@ def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if lr.isalpha() and 2 <= len(lr) <= 5:
             for i in range(len(qraw) - len(lr) + 1):
                 if "".join(w[0] for w in qraw[i : i + len(lr)]) == lr:
-                    for raw, st in qwords[i : i + len(lr)]:
+                    for _, st in qwords[i : i + len(lr)]:
                         out.setdefault(st, 0.8)
     return out
 
@@ -298,13 +300,19 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
         ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES))),
         ("average", lambda q: free(_stems(tuple(ops.AVERAGE_WORDS)))),
-        ("sum", lambda q: free(_stems(tuple(ops.SUM_WORDS)))),
+        ("sum", lambda q: free(_stems(tuple(ops.SUM_WORDS))) or _joined(q)),
     ):
         if test(question):
             plan = _solve_multi(g, op)  # type: ignore[arg-type]
             if plan is not None:
                 return plan
     return _solve_lookup(g)
+
+
+def _joined(q: str) -> bool:
+    """An explicit aggregate over listed items: `sum`/`combined`/`altogether`, or `total … and …`."""
+    w = set(ops.words(q))
+    return bool(w & {"sum", "combined", "altogether"}) or ("total" in w and "and" in w)
 
 
 def _stems(phrases: tuple[str, ...]) -> set[str]:
@@ -441,7 +449,7 @@ def _solve_argmax(g: Grounder) -> Plan | None:
         return None
     ties = sum(1 for v in vals if v[0] == pick[0])
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
-    return Plan([label.text.strip()], [label.id, node.id] if False else [label.id],
+    return Plan([label.text.strip()], [label.id],
                 _headers_for(g, [fixed]), f"arg{want}", conf,
                 f"{want} over {len(vals)} {axis}s", col_headers=_headers_for(g, [fixed]))
 
@@ -492,8 +500,9 @@ def _solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     assert label is not None
     conf = round(min(1.0, score / 2) * (0.5 if cells[0][0].value == cells[1][0].value else 1.0), 3)  # type: ignore[union-attr]
     hdrs = [n for n in _headers_for(g, [fixed]) if n != label.id]
-    return Plan([label.text.strip()], [label.id], hdrs + [c[1].label.id for c in cells if c[1].label and c[1].label.id != label.id],
-                f"pair_{want}", conf, f"compared {a!r} and {b!r}", col_headers=hdrs)
+    others = [ln.label.id for _, ln, _ in cells if ln.label is not None and ln.label.id != label.id]
+    return Plan([label.text.strip()], [label.id], hdrs + others, f"pair_{want}", conf,
+                f"compared {a!r} and {b!r}", col_headers=hdrs)
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -521,6 +530,11 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
 
 
 def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
+    """Arithmetic over several cells: ≥ 2 mentioned lines on one axis × the best line on the other.
+
+    With a single mentioned line, `average` (and an explicit `sum`) runs over every non-aggregate
+    member of the other axis instead.
+    """
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
         mentioned = _mentioned_lines(g, lines)
         if len(mentioned) < 2:
@@ -532,22 +546,37 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                 chosen = chosen[::-1]
             if op == "percent_of" and _is_aggregate(chosen[0]) and not _is_aggregate(chosen[1]):
                 chosen = chosen[::-1]
+        elif op == "sum" and not _joined(g.q):
+            continue
         fixed = g.best(other)[0][1]
-        nodes = [
-            _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
-            for ln in chosen
-        ]
-        nums = [ops.parse(n.text) for n in nodes]
-        if any(n is None for n in nums) or not all(g.h.is_data(n) for n in nodes):
-            continue
-        value = ops.compute(op, nums)  # type: ignore[arg-type]
-        if value is None:
-            continue
-        hdrs = _headers_for(g, [*chosen, fixed])
-        conf = round(min(1.0, 0.5 + 0.5 * g.coverage(None, None) + 0.5 * g.mention(fixed.label or chosen[0].label)), 3)  # type: ignore[arg-type]
-        return Plan([value], [n.id for n in nodes], hdrs, op, min(conf, 0.9),
-                    f"{op} of {len(nodes)} cells along {axis}s")
+        plan = _compute_plan(g, op, axis, chosen, fixed)
+        if plan is not None:
+            return plan
+    if op == "average" or (op == "sum" and set(ops.words(g.q)) & {"sum", "combined", "altogether"}):
+        _, best_row = g.best(g.rows)[0]
+        _, best_col = g.best(g.cols)[0]
+        if g.line_score(best_row) >= g.line_score(best_col):
+            fixed, axis, members = best_row, "col", g.cols
+        else:
+            fixed, axis, members = best_col, "row", g.rows
+        return _compute_plan(g, op, axis, [ln for ln in members if not _is_aggregate(ln)], fixed)
     return None
+
+
+def _compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
+    nodes = [
+        _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln) for ln in chosen
+    ]
+    nodes = [n for n in nodes if g.h.is_data(n)]
+    nums = [ops.parse(n.text) for n in nodes]
+    if len(nodes) < 2 or any(n is None for n in nums):
+        return None
+    value = ops.compute(op, nums)  # type: ignore[arg-type]
+    if value is None:
+        return None
+    conf = min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed))
+    return Plan([value], [n.id for n in nodes], _headers_for(g, [*chosen, fixed]), op, round(conf, 3),
+                f"{op} of {len(nodes)} cells along {axis}s")
 
 
 def _from_to(q: str) -> bool:

@@ -1,0 +1,135 @@
+"""The offline policy (no LLM): solve the question from structure, then replay the plan as steps.
+
+`start` runs `solve` once (header inference + grounding + operation) and seeds the trace with the
+grounded header nodes. `step` replays the plan in the paper's action vocabulary:
+
+1. `VisitNode([r0, c0, text])` for every grounded header node;
+2. `GetSharedNeighbours(row header, column header)` for every data cell used (the intersection that
+   yields it), or `VisitNode` of the label when the answer is a label;
+3. `AnswerQuestion()`.
+
+`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.5, env
+`CELLTRACE_OFFLINE_MIN_CONFIDENCE`) the status is `abstained`, with the best guess kept in `answer`
+and the reason in `error`. No LLM is ever called (`usage.llm_calls` stays 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from celltrace.server.engine.policy import Decision, FinalAnswer
+from celltrace.server.engine.state import ReasoningState
+from celltrace.server.offline.solver import Plan, solve
+from celltrace.server.retrieval import Retriever
+from celltrace.shared.graph import Node
+from celltrace.shared.headers import HeaderModel, infer_headers
+from celltrace.shared.schemas import StepAction
+
+DEFAULT_MIN_CONFIDENCE = 0.5
+"""Abstain below this plan confidence when the settings do not say otherwise."""
+
+
+def node_arg(node: Node) -> list[Any]:
+    """Unambiguous action argument: `[r0, c0, text]` of the node's anchor."""
+    return [node.r0, node.c0, node.text]
+
+
+class OfflinePolicy:
+    """A `Policy` that answers without an LLM (see the module docstring)."""
+
+    engine: Literal["llm", "offline"] = "offline"
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+        self._plans: dict[int, tuple[Plan, HeaderModel, list[Decision]]] = {}
+
+    # ---- Policy -------------------------------------------------------------------------------
+    def start(self, state: ReasoningState) -> list[int]:
+        plan, _, _ = self._plan(state)
+        return list(dict.fromkeys(plan.header_nodes))
+
+    def step(self, state: ReasoningState) -> Decision:
+        _, _, decisions = self._plan(state)
+        index = len(state.steps)
+        if index < len(decisions):
+            return decisions[index]
+        return Decision(thought="The plan is complete.", actions=[StepAction(name="AnswerQuestion")])
+
+    def answer(self, state: ReasoningState) -> FinalAnswer:
+        plan, _, _ = self._plan(state)
+        threshold = self.min_confidence(state)
+        if not plan.answer:
+            return FinalAnswer(
+                status="abstained", answer=[], answer_nodes=[], header_nodes=plan.header_nodes,
+                explanation=plan.explanation, error=plan.explanation or "no grounding found",
+                confidence=0.0,
+            )  # fmt: skip
+        confident = plan.confidence >= threshold
+        return FinalAnswer(
+            status="answered" if confident else "abstained",
+            answer=plan.answer,
+            answer_nodes=plan.answer_nodes,
+            header_nodes=[i for i in plan.header_nodes if i not in plan.answer_nodes],
+            explanation=f"{plan.operation}: {plan.explanation}",
+            error=None
+            if confident
+            else f"ambiguous grounding: confidence {plan.confidence:.2f} below {threshold:.2f}",
+            confidence=max(0.0, min(1.0, plan.confidence)),
+        )
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def min_confidence(self, state: ReasoningState) -> float:
+        value = getattr(state.settings, "offline_min_confidence", None)
+        if value is None:
+            value = getattr(self.settings, "offline_min_confidence", None)
+        return DEFAULT_MIN_CONFIDENCE if value is None else float(value)
+
+    def _plan(self, state: ReasoningState) -> tuple[Plan, HeaderModel, list[Decision]]:
+        key = id(state)
+        cached = self._plans.get(key)
+        if cached is None:
+            headers = infer_headers(state.graph)
+            retriever = state.retriever if isinstance(state.retriever, Retriever) else None
+            if retriever is None:
+                retriever = Retriever(state.graph, dense=False)
+            plan = solve(state.question, state.graph, headers, retriever)
+            cached = (plan, headers, replay(plan, state, headers))
+            self._plans = {key: cached}
+        return cached
+
+
+def replay(plan: Plan, state: ReasoningState, headers: HeaderModel) -> list[Decision]:
+    """The plan as Thought → Action rounds (visit headers, intersect, answer)."""
+    graph = state.graph
+    decisions: list[Decision] = []
+    hdr_nodes = [graph.node(i) for i in plan.header_nodes]
+    if hdr_nodes:
+        names = ", ".join(repr(n.text.strip()) for n in hdr_nodes)
+        decisions.append(Decision(
+            thought=f"The question refers to the header cells {names}; visit them.",
+            actions=[StepAction(name="VisitNode", args=[node_arg(n)]) for n in hdr_nodes],
+        ))  # fmt: skip
+    actions: list[StepAction] = []
+    for nid in plan.answer_nodes:
+        node = graph.node(nid)
+        if headers.is_header(node):
+            actions.append(StepAction(name="VisitNode", args=[node_arg(node)]))
+            continue
+        row = headers.row_path(node)
+        col = headers.col_path(node)
+        if row and col:
+            args = [node_arg(row[-1]), node_arg(col[-1])]
+            actions.append(StepAction(name="GetSharedNeighbours", args=args))
+        else:
+            actions.append(StepAction(name="VisitNode", args=[node_arg(node)]))
+    if actions:
+        decisions.append(Decision(
+            thought=f"Intersect the row and column headers to reach the {plan.operation} input cells.",
+            actions=actions,
+        ))  # fmt: skip
+    decisions.append(Decision(
+        thought=f"Operation {plan.operation} gives {', '.join(plan.answer) or 'no answer'} "
+        f"(confidence {plan.confidence:.2f}).",
+        actions=[StepAction(name="AnswerQuestion")],
+    ))  # fmt: skip
+    return decisions
