@@ -76,7 +76,8 @@ def screen_updating_off(app: Any) -> Iterator[None]:
 
 
 # ---- which range -------------------------------------------------------------------------------
-def _range_bounds(rng: Any) -> Bounds:
+def range_bounds(rng: Any) -> Bounds:
+    """1-based bounds of an xlwings range (one rectangular area)."""
     addr = rng.address.replace("$", "")
     if "," in addr:
         raise UserError(f"the selection {addr} has several areas; select one rectangular table")
@@ -107,14 +108,14 @@ def resolve(
         for s in sheets:
             for t in s.tables:
                 if t.name.casefold() == table.casefold():
-                    return Target(s, _range_bounds(t.range))
+                    return Target(s, range_bounds(t.range))
         raise UserError(f"no Excel table named {table!r}")
     if name is not None:
         scopes = [_sheet(book, sheet).names] if sheet else []
         for names in [*scopes, book.names]:
             if names.contains(name):
                 rng = names[name].refers_to_range
-                return Target(rng.sheet, _range_bounds(rng))
+                return Target(rng.sheet, range_bounds(rng))
         raise UserError(f"no defined name {name!r}")
     if address is not None:
         ref_sheet, addr = split_sheet_ref(address)
@@ -122,10 +123,10 @@ def resolve(
         target_sheet = _sheet(book, title) if title else _selection(book).sheet
         return Target(target_sheet, _parse_ref(addr))
     rng = _selection(book)
-    bounds = _range_bounds(rng)
+    bounds = range_bounds(rng)
     if bounds[:2] == bounds[2:]:
         rng = rng.current_region
-        bounds = _range_bounds(rng)
+        bounds = range_bounds(rng)
     return Target(rng.sheet, bounds)
 
 
