@@ -189,8 +189,9 @@ def _scalars(output: Any) -> list[str]:
 
 
 def _evidence(ctx: TableContext, solved: list[Solved]) -> list[EvidenceCell]:
-    """Answer cells of every program-backed item (the cells its output carries; for an output that
-    carries none, cells holding its text values), plus their header cells, as in `ask`."""
+    """Answer cells of every program-backed item (`split_evidence` over the cells its output carries;
+    for an output that carries none, the first cells holding its text values), plus the inferred
+    header paths of those cells, as in `ask`."""
     graph, headers = ctx.graph, ctx.headers
     answers: list[int] = []
     header_ids: list[int] = []
@@ -204,6 +205,7 @@ def _evidence(ctx: TableContext, solved: list[Solved]) -> list[EvidenceCell]:
             values += [format_number(v) for v in values_in(item.program_output)]
         pool = [] if cited else [n.id for n in graph.nodes if not n.empty]
         a, h = split_evidence(graph, headers, cited, values, pool, [])
+        h += [n.id for i in a for n in headers.header_context(graph.node(i))]
         answers += [i for i in a if i not in answers]
         header_ids += [i for i in h if i not in header_ids]
     answers = answers[:MAX_EVIDENCE]

@@ -46,8 +46,7 @@ def parse_plan(text: str) -> list[str]:
         line = _clean(raw)
         if not line or line.startswith(("```", "#")):
             continue
-        marked = _MARKER.match(line)
-        body = _clean(line[marked.end():]) if marked else line
+        body, marked = _unmark(line)
         if not body or body.endswith(":") or (_LABEL_LINE.match(body) and not body.endswith("?")):
             continue
         if marked or not items or items[-1].endswith(("?", ".", "!")):
@@ -125,10 +124,16 @@ class PlanCheck(BaseModel):
         return self
 
 
+def _unmark(line: str) -> tuple[str, bool]:
+    """`line` without its list markers (`- 2.`, `* Q2:`), and whether it had one."""
+    marked = False
+    while m := _MARKER.match(line):
+        line, marked = _clean(line[m.end():]), True
+    return line, marked
+
+
 def _strip_marker(text: str) -> str:
-    line = _clean(text)
-    marked = _MARKER.match(line)
-    return _clean(line[marked.end():]) if marked else line
+    return _unmark(_clean(text))[0]
 
 
 def make_plan(llm: LLMClient, meter: UsageMeter, question: str, schema: str) -> list[str]:
