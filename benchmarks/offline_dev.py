@@ -18,12 +18,12 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from celltrace.server.evaluation.metrics import em_strict, evidence_scores  # noqa: E402
-from celltrace.server.offline.solver import solve  # noqa: E402
-from celltrace.server.retrieval import Retriever  # noqa: E402
-from celltrace.shared.graph import CellGraph  # noqa: E402
-from celltrace.shared.headers import infer_headers  # noqa: E402
-from celltrace.shared.table import Table  # noqa: E402
+from celltrace.server.evaluation.metrics import em_strict, evidence_scores
+from celltrace.server.offline.solver import solve
+from celltrace.server.retrieval import Retriever
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
 
 DATA = Path("/work/shared/data")
 
@@ -60,7 +60,7 @@ def run(dataset: str, limit: int | None, dense: bool, show_fail: int, min_conf: 
             if rc is not None:
                 rec.append(rc)
         if not ok:
-            fails.append((r, plan))
+            fails.append((r, plan, g))
     n = len(recs)
     em = sum(sum(v) for v in by_agg.values()) / n
     print(f"{dataset}: n={n} em_strict={100 * em:.1f}  s/q={t_total / n:.4f}")
@@ -77,7 +77,7 @@ def run(dataset: str, limit: int | None, dense: bool, show_fail: int, min_conf: 
         kept = [ok for c, ok in conf_ok if c >= th]
         print(f"  conf>={th}: answered {len(kept)}, precision {sum(kept) / max(len(kept), 1):.3f}")
     random.Random(0).shuffle(fails)
-    for r, plan in fails[:show_fail]:
+    for r, plan, g in fails[:show_fail]:
         print("---", r["id"], r.get("aggregation"), "|", r["question"])
         print("   gold", r["answers"], r["answer_cells"], "pred", plan.answer, plan.operation,
               plan.confidence, [(g.nodes[i].r0, g.nodes[i].c0) for i in plan.answer_nodes])

@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 import snowballstemmer
+
 from celltrace.server.embedding import Embedder, get_cache, get_embedder
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+
 from celltrace.server.embedding import EmbeddingCache, get_embedder
 from celltrace.server.retrieval import Retriever, canonical_number, tokens
 from celltrace.shared.graph import CellGraph

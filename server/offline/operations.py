@@ -83,16 +83,21 @@ def asks_label(question: str) -> bool:
 
 
 def pair_options(question: str) -> tuple[str, str] | None:
-    """The two alternatives of an `A or B` question (`…, A or B?`), text around the last ` or `."""
+    """The two alternatives of an `A or B` question, around the last ` or `.
+
+    B runs to the next punctuation; A is taken with as many words as B (parallel structure:
+    `higher for men or women` → (`men`, `women`)), never crossing punctuation.
+    """
     q = question.lower().strip().rstrip("?. ")
     if " or " not in q:
         return None
     left, _, right = q.rpartition(" or ")
-    left = re.split(r"[,:;?]|\b(?:which|who|between|than|whether|more|less|likely)\b", left)[-1].strip()
     right = re.split(r"[,:;?]", right)[0].strip()
-    if not left or not right or len(left.split()) > 8 or len(right.split()) > 8:
+    left_words = re.split(r"[,:;?]", left)[-1].split()
+    n = len(right.split())
+    if not right or not left_words or n > 8:
         return None
-    return left, right
+    return " ".join(left_words[-n:]), right
 
 
 @dataclass(frozen=True)

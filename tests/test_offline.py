@@ -1,0 +1,154 @@
+"""Offline engine: operations, abstention, evidence and the policy replay on hand-built tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from celltrace.server.engine.api import answer_question
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.solver import Plan, solve
+from celltrace.server.retrieval import Retriever
+from celltrace.server.settings import Settings
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
+
+STATEMENT = Table(
+    text=[
+        ["", "Year Ended December 31", "", ""],
+        ["", "2017", "2016", "2015"],
+        ["Operating revenue", "", "", ""],
+        ["  Passenger", "$31,000", "$29,000", "$27,000"],
+        ["  Cargo", "1,234", "1,100", "(7.8)"],
+        ["Total operating revenue", "32,234", "30,100", "26,992"],
+    ],
+    merges=[(0, 1, 0, 3)],
+)
+
+SURVEY = Table(
+    text=[
+        ["province", "men", "", "women", ""],
+        ["", "number", "percent", "number", "percent"],
+        ["ontario", "120", "40.5", "150", "45.1"],
+        ["quebec", "90", "30.2", "80", "24.0"],
+        ["alberta", "60", "20.1", "70", "21.0"],
+        ["total", "270", "90.8", "300", "90.1"],
+    ],
+    merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)],
+)
+
+
+def run(table: Table, question: str) -> tuple[Plan, CellGraph]:
+    graph = CellGraph(table)
+    return solve(question, graph, infer_headers(graph), Retriever(graph, dense=False)), graph
+
+
+def cells(graph: CellGraph, ids: list[int]) -> list[tuple[int, int]]:
+    return sorted((graph.node(i).r0, graph.node(i).c0) for i in ids)
+
+
+def test_lookup_returns_displayed_text_with_evidence() -> None:
+    plan, g = run(STATEMENT, "What was cargo revenue in 2016?")
+    assert (plan.operation, plan.answer) == ("lookup", ["1,100"])
+    assert cells(g, plan.answer_nodes) == [(4, 2)]
+    assert {(1, 2), (4, 0)} <= set(cells(g, plan.header_nodes))
+    assert plan.confidence >= 0.5
+
+
+def test_lookup_through_merged_column_groups() -> None:
+    plan, g = run(SURVEY, "what percent of women lived in quebec?")
+    assert plan.answer == ["24.0"] and cells(g, plan.answer_nodes) == [(3, 4)]
+    plan, _ = run(SURVEY, "how many men were in alberta?")
+    assert plan.answer == ["60"]
+
+
+def test_difference_from_to_is_later_minus_earlier() -> None:
+    plan, g = run(STATEMENT, "How much did cargo revenue increase from 2016 to 2017?")
+    assert (plan.operation, plan.answer) == ("diff", ["134"])
+    assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]
+    plan, _ = run(STATEMENT, "what was the difference between passenger revenue in 2017 and 2016?")
+    assert plan.answer == ["2000"]
+
+
+def test_sum_of_listed_items() -> None:
+    plan, g = run(STATEMENT, "what was the total of passenger and cargo revenue in 2016?")
+    assert (plan.operation, plan.answer) == ("sum", ["30100"])
+    assert cells(g, plan.answer_nodes) == [(3, 2), (4, 2)]
+
+
+def test_percent_of_total_and_ratio() -> None:
+    plan, g = run(STATEMENT, "what percentage of total operating revenue was cargo in 2017?")
+    assert plan.operation == "percent_of" and plan.answer == ["3.83"]
+    assert cells(g, plan.answer_nodes) == [(4, 1), (5, 1)]
+    plan, _ = run(SURVEY, "how many times the number of men in alberta was the number in ontario?")
+    assert plan.operation == "ratio" and plan.answer in (["2"], ["0.5"])
+
+
+def test_percentage_column_is_a_lookup_not_a_computation() -> None:
+    plan, _ = run(SURVEY, "what percentage of men lived in ontario?")
+    assert (plan.operation, plan.answer) == ("lookup", ["40.5"])
+
+
+def test_average_over_a_row() -> None:
+    plan, g = run(STATEMENT, "what was the average passenger revenue?")
+    assert (plan.operation, plan.answer) == ("average", ["29000"])
+    assert cells(g, plan.answer_nodes) == [(3, 1), (3, 2), (3, 3)]
+
+
+def test_argmax_and_argmin_return_labels_skipping_totals() -> None:
+    plan, g = run(SURVEY, "which province had the highest number of women?")
+    assert plan.operation == "argmax" and plan.answer == ["ontario"]
+    assert cells(g, plan.answer_nodes) == [(2, 0)]
+    plan, _ = run(SURVEY, "which province had the lowest percent of men?")
+    assert plan.answer == ["alberta"]
+
+
+def test_pair_comparison_a_or_b() -> None:
+    plan, _ = run(SURVEY, "were there more women in quebec or alberta?")
+    assert plan.operation == "pair_max" and plan.answer == ["quebec"]
+    plan, _ = run(SURVEY, "which had fewer men, ontario or quebec?")
+    assert plan.answer == ["quebec"]
+
+
+def test_count_and_computed_formatting() -> None:
+    nums = [ops.Num(1.25, 2, False), ops.Num(2.5, 1, False), ops.Num(3, 0, False)]
+    assert ops.compute("count", nums) == "3"
+    assert ops.compute("sum", nums) == "6.75"
+    assert ops.compute("diff", nums[1:]) == "-0.5"
+    assert ops.compute("average", [ops.Num(1, 0, False), ops.Num(2, 0, False)]) == "1.5"
+    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.33"
+    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(0, 0, False)]) is None
+    assert ops.parse("(7.8)") == ops.Num(-7.8, 1, False)
+
+
+def test_operation_vocabulary() -> None:
+    assert ops.direction("which was higher, a or b?") == "max"
+    assert ops.direction("who had the fewest wins") == "min"
+    assert ops.pair_options("was the rate higher for men or women?") == ("men", "women")
+    assert ops.pair_options("what was the rate?") is None
+    assert ops.asks_label("which province had the most") and not ops.asks_label("how many were there")
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return Settings(dense_retrieval=False)
+
+
+def test_policy_end_to_end_answers_without_llm(settings: Settings) -> None:
+    res = answer_question(STATEMENT, "What was cargo revenue in 2016?", engine="offline", settings=settings)
+    assert res.engine == "offline" and res.status == "answered" and res.answer == ["1,100"]
+    assert res.usage.llm_calls == 0
+    roles = {(e.address, e.role) for e in res.evidence}
+    assert ("C5", "answer") in roles and ("C2", "header") in roles
+    names = [[a.name for a in s.actions] for s in res.steps]
+    assert names[0] == ["VisitNode"] * len(names[0]) and names[-1] == ["AnswerQuestion"]
+    assert ["GetSharedNeighbours"] in names
+
+
+def test_policy_abstains_on_ungrounded_question(settings: Settings) -> None:
+    q = "How many zebras crossed the river?"
+    res = answer_question(STATEMENT, q, engine="offline", settings=settings)
+    assert res.status == "abstained" and res.error and "confidence" in res.error
+    strict = settings.model_copy(update={"offline_min_confidence": 0.0})
+    res = answer_question(STATEMENT, q, engine="offline", settings=strict)
+    assert res.status == "answered"
