@@ -4,6 +4,7 @@
     python benchmarks/graph_build.py --xlsx     # also write each table to .xlsx and read it back
 
 Targets: CellGraph construction plus the edge count ≤ 1 s (2,000×30) and ≤ 5 s (10,000×50).
+`graph_result` (the `graph --json` / `POST /v1/graph` shape) and `read_table` are timed for reference.
 Peak memory is tracemalloc's peak for the step (Python allocations only), from a separate run.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from celltrace.shared.graph import CellGraph
+from celltrace.shared.graph_json import graph_result
 from celltrace.shared.table import Merge, Table
 from celltrace.shared.xlsx_read import read_table
 
@@ -90,6 +92,11 @@ def main() -> None:
         print(
             f"{n_rows:>6,}×{n_cols:<3} {len(table.merges):>5} merges  graph {len(graph):>7,} nodes "
             f"{n_edges:>13,} edges  {seconds:6.2f} s (target {target:.0f} s, {verdict})  peak {peak:7.1f} MiB"
+        )
+        result, seconds, peak = measure(lambda t=table: graph_result(t, max_edges=100_000))
+        print(
+            f"{'':>16} graph_result (JSON shape, {len(result.nodes):,} nodes) "
+            f"{seconds:6.2f} s  peak {peak:7.1f} MiB"
         )
         if args.xlsx:
             with tempfile.TemporaryDirectory() as tmp:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -89,3 +90,11 @@ def test_console_script_on_a_non_workbook(tmp_path: Path) -> None:
     proc = subprocess.run([exe, "graph", str(bad), "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "celltrace: error: table.csv: not an .xlsx/.xlsm workbook\n"
+
+
+def test_committed_example_matches_its_generator() -> None:
+    spec = importlib.util.spec_from_file_location("make_example", EXAMPLE.with_name("make_example.py"))
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.build() == EXAMPLE.read_bytes(), "run examples/make_example.py and commit the workbook"
