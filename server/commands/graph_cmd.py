@@ -58,8 +58,6 @@ def summary(table: Table) -> str:
         shown = ", ".join(graph.area_address(n) for n in merged[:SAMPLE_MERGES])
         more = f", … {len(merged) - SAMPLE_MERGES} more" if len(merged) > SAMPLE_MERGES else ""
         lines.append(f"merged areas: {shown}{more}")
-    if table.hidden_rows or table.hidden_cols:
-        lines.append(f"hidden: rows {sorted(table.hidden_rows)}, columns {sorted(table.hidden_cols)}")
     lines += [f"warning: {w}" for w in table.warnings]
     filled = [n for n in graph.nodes if not n.empty]
     lines.append("first nodes (rows, cols, text):")
