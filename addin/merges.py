@@ -114,11 +114,15 @@ class Probes:
         if self.budget is not None and self.calls + cost > self.budget:
             raise BudgetExceeded(f"{op} on {addr}: over the budget of {self.budget} Excel calls")
         self.calls += cost
-        answer = fn()
         entry: dict[str, Any] = {"op": op, "address": addr}
+        self.log.append(entry)
+        try:
+            answer = fn()
+        except Exception as exc:  # recorded too: a replay fails the same way
+            entry["error"] = f"{type(exc).__name__}: {exc}"
+            raise
         if self.record:
             entry["answer"] = _json_ready(answer)
-        self.log.append(entry)
         return answer
 
     def _range(self, addr: str) -> Any:
@@ -164,18 +168,20 @@ class ReplayProbes(Probes):
 
     def __init__(self, log: list[dict[str, Any]]) -> None:
         super().__init__(sheet=None)
-        self._answers: dict[tuple[str, str], list[Any]] = {}
+        self._answers: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for entry in log:
-            self._answers.setdefault((entry["op"], entry["address"]), []).append(entry["answer"])
+            self._answers.setdefault((entry["op"], entry["address"]), []).append(entry)
 
     def _ask(self, op: str, addr: str, cost: int, fn: Callable[[], Any]) -> Any:
-        answers = self._answers.get((op, addr))
-        if not answers:
+        entries = self._answers.get((op, addr))
+        if not entries:
             raise KeyError(f"the recording has no answer for {op} {addr!r}")
         self.calls += cost
-        answer = answers.pop(0) if len(answers) > 1 else answers[0]
-        self.log.append({"op": op, "address": addr, "answer": answer})
-        return from_json(answer)
+        entry = entries.pop(0) if len(entries) > 1 else entries[0]
+        self.log.append(entry)
+        if "error" in entry:
+            raise RuntimeError(f"recorded Excel error: {entry['error']}")
+        return from_json(entry["answer"])
 
 
 # ---- geometry ----------------------------------------------------------------------------------

@@ -70,6 +70,4 @@ def replay(recording: dict[str, Any] | str | Path) -> ReadResult:
     if data.get("celltrace_recording") != FORMAT_VERSION:
         raise ValueError("not a celltrace recording (or from a newer celltrace)")
     probes = ReplayProbes(data["probes"])
-    return read_range(
-        probes, data["sheet"], parse_range(data["requested"]), data["workbook"], strategy=data["strategy"]
-    )
+    return read_range(probes, data["sheet"], parse_range(data["requested"]), data["workbook"])

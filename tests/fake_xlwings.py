@@ -535,10 +535,12 @@ class FakeRangeApi:
 
     @property
     def EntireRow(self) -> _Hidden:
+        self._rng.hit("EntireRow")
         return _Hidden(self._rng, "Row")
 
     @property
     def EntireColumn(self) -> _Hidden:
+        self._rng.hit("EntireColumn")
         return _Hidden(self._rng, "Column")
 
 
