@@ -181,11 +181,15 @@ class Grounder:
         return 0.3 * self.mention(line.label) + 0.05 * parents
 
     def line_score(self, line: Line) -> float:
-        """Coverage of the question by this line's path alone, plus label completeness."""
-        return self.coverage(line) + self._label_bonus(line)
+        """Coverage of the question by this line's path alone, plus label completeness.
+
+        An aggregate line (total/all) gets a small default bonus: an unqualified question means it.
+        """
+        return self.coverage(line) + self._label_bonus(line) + (0.02 if _is_aggregate(line) else 0.0)
 
     def pair_score(self, row: Line, col: Line) -> float:
-        return self.coverage(row, col) + self._label_bonus(row) + self._label_bonus(col)
+        agg = 0.02 * (_is_aggregate(row) + _is_aggregate(col))
+        return self.coverage(row, col) + self._label_bonus(row) + self._label_bonus(col) + agg
 
     def best(self, lines: list[Line]) -> list[tuple[float, Line]]:
         scored = [(self.line_score(ln), ln) for ln in lines]
@@ -454,25 +458,31 @@ def _solve_argmax(g: Grounder) -> Plan | None:
                 f"{want} over {len(vals)} {axis}s", col_headers=_headers_for(g, [fixed]))
 
 
-def _ground_option(g: Grounder, phrase: str, lines: list[Line]) -> tuple[float, Line] | None:
+def _ground_option(g: Grounder, phrase: str, lines: list[Line]) -> tuple[float, Node, Line] | None:
+    """The header node (any level of a line's path) best matching an option phrase, and its line.
+
+    Match = token Jaccard of phrase and label (exact text = 1); among the lines under the node the
+    best-grounded one supplies the value (e.g. `females > percent` rather than its CI columns).
+    """
     ptoks = set(tokens(phrase))
     if not ptoks:
         return None
-    best: tuple[float, Line] | None = None
+    best: tuple[float, Node] | None = None
     for ln in lines:
-        lab = ln.label
-        if lab is None:
-            continue
-        ltoks = set(tokens(lab.text))
-        if not ltoks:
-            continue
-        common = ltoks & ptoks
-        s = len(common) / len(ltoks | ptoks)
-        if normalise_text(lab.text) == normalise_text(phrase):
-            s = 1.0
-        if best is None or s > best[0]:
-            best = (s, ln)
-    return best if best and best[0] > 0 else None
+        for node in ln.path:
+            ltoks = set(tokens(node.text))
+            if not ltoks:
+                continue
+            s = len(ltoks & ptoks) / len(ltoks | ptoks)
+            if normalise_text(node.text) == normalise_text(phrase):
+                s = 1.0
+            if s > 0 and (best is None or s > best[0]):
+                best = (s, node)
+    if best is None:
+        return None
+    under = [ln for ln in lines if any(n.id == best[1].id for n in ln.path)]
+    line = max(under, key=lambda ln: (g.line_score(ln), -ln.index))
+    return best[0], best[1], line
 
 
 def _solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
@@ -480,29 +490,30 @@ def _solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     options = []
     for axis, lines in (("row", g.rows), ("col", g.cols)):
         ga, gb = _ground_option(g, a, lines), _ground_option(g, b, lines)
-        if ga and gb and ga[1].index != gb[1].index:
-            options.append((ga[0] + gb[0], axis, ga[1], gb[1]))
+        if ga and gb and ga[1].id != gb[1].id and ga[2].index != gb[2].index:
+            options.append((ga[0] + gb[0], axis, ga, gb))
     if not options:
         return None
     options.sort(key=lambda x: -x[0])
-    score, axis, la, lb = options[0]
+    score, axis, ga, gb = options[0]
     other = g.cols if axis == "row" else g.rows
     fixed = g.best(other)[0][1]
     cells = []
-    for ln in (la, lb):
+    for _, label, ln in (ga, gb):
         node = _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
-        cells.append((ops.parse(node.text), ln, node))
-    if any(c[0] is None for c in cells):
-        return None
+        num = ops.parse(node.text)
+        if num is None or not g.h.is_data(node):
+            return None
+        cells.append((num.value, label, node))
     want = ops.direction(g.q) or "max"
-    pick = cells[0] if (cells[0][0].value >= cells[1][0].value) == (want == "max") else cells[1]  # type: ignore[union-attr]
-    label = pick[1].label
-    assert label is not None
-    conf = round(min(1.0, score / 2) * (0.5 if cells[0][0].value == cells[1][0].value else 1.0), 3)  # type: ignore[union-attr]
+    first_wins = (cells[0][0] >= cells[1][0]) == (want == "max")
+    _, label, _ = cells[0] if first_wins else cells[1]
+    conf = round(min(1.0, score / 2) * (0.5 if cells[0][0] == cells[1][0] else 1.0), 3)
     hdrs = [n for n in _headers_for(g, [fixed]) if n != label.id]
-    others = [ln.label.id for _, ln, _ in cells if ln.label is not None and ln.label.id != label.id]
+    others = [lab.id for _, lab, _ in cells if lab.id != label.id]
     return Plan([label.text.strip()], [label.id], hdrs + others, f"pair_{want}", conf,
-                f"compared {a!r} and {b!r}", col_headers=hdrs)
+                f"compared {a!r} and {b!r} ({cells[0][2].text.strip()} vs {cells[1][2].text.strip()})",
+                col_headers=hdrs)
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -544,8 +555,11 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             chosen = chosen[:2]
             if op == "diff" and _from_to(g.q):
                 chosen = chosen[::-1]
-            if op == "percent_of" and _is_aggregate(chosen[0]) and not _is_aggregate(chosen[1]):
-                chosen = chosen[::-1]
+            if op == "percent_of":
+                if not any(_is_aggregate(ln) for ln in chosen):
+                    continue  # "what percent of X were Y" without a total is usually a lookup
+                if _is_aggregate(chosen[0]):
+                    chosen = chosen[::-1]
         elif op == "sum" and not _joined(g.q):
             continue
         fixed = g.best(other)[0][1]
