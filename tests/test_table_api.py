@@ -199,13 +199,15 @@ def test_program_errors_are_reported_not_raised() -> None:
 # ---- extraction -------------------------------------------------------------------------------------
 def test_extract_picks_solve_keeps_helpers_and_drops_example_calls() -> None:
     reply = (
-        "Sure.\n```python\nimport re\n\nLIMIT = 3\n\ndef helper(x):\n    return x\n```\n"
+        "Sure.\n```python\nimport re\n\nLIMIT = 3\nWORD = re.compile('x')\n\n"
+        "def helper(x):\n    return x\n```\n"
         "and\n```\ndef solve(table):\n    return helper(table.title)\n\ndef later():\n    return 1\n\n"
         "print(solve(table))\nresult = solve(table)\nif __name__ == '__main__':\n    solve(None)\n```"
     )
     source, name = extract_program(reply)
     assert name == "solve"
     assert "import re" in source and "LIMIT = 3" in source and "def helper" in source
+    assert "WORD = re.compile('x')" in source
     assert "print(" not in source and "result =" not in source and "__main__" not in source
 
 

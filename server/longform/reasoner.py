@@ -3,8 +3,9 @@ sandbox, self-debugged on failure, then turned into a sub-answer sentence (Figur
 
 The reply's program is found locally (no extraction call): every fenced block (an unclosed last
 fence too; the whole reply when there is none) is parsed with `ast`; top-level imports, functions,
-classes and call-free assignments are kept, anything else (example calls, `print`, `__main__`
-blocks) is dropped; the target is `solve`, else the last function. It runs only through
+classes and assignments that neither use `table` nor call one of the reply's functions are kept,
+anything else (example calls, `print`, `__main__` blocks) is dropped; the target is `solve`, else
+the last function. It runs only through
 `celltrace.server.sandbox.run_function`, with `table_api` as prelude and the table payload as its
 one argument. A failure (exception, timeout, no function) gets up to `longform_debug_rounds` DEBUG
 rounds that show the error and the generated-code traceback; then the item is `source="error"`,
@@ -177,12 +178,14 @@ def _schema(payload: dict[str, Any]) -> str:
 
 
 # ---- program extraction -----------------------------------------------------------------------
-def _kept(node: ast.stmt) -> bool:
+def _kept(node: ast.stmt, functions: set[str]) -> bool:
+    """Top-level statements that only define things: imports, functions, classes, and assignments
+    that neither touch `table` nor call a function of the reply (`result = solve(table)`)."""
     if isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef):
         return True
     if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-        inner = list(ast.walk(node.value))
-        return not any(isinstance(n, ast.Call) or getattr(n, "id", None) == "table" for n in inner)
+        names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+        return "table" not in names and not names & functions
     return False
 
 
@@ -192,23 +195,21 @@ def extract_program(reply: str) -> tuple[str, str]:
     if not blocks:
         start = _CODE_START.search(reply)
         blocks = [reply[start.start():]] if start else []
-    kept: list[str] = []
-    functions: list[str] = []
+    parsed: list[tuple[str, ast.Module]] = []
     syntax: SyntaxError | None = None
     for block in blocks:
         try:
-            tree = ast.parse(block)
+            parsed.append((block, ast.parse(block)))
         except SyntaxError as exc:
             syntax = syntax or exc
-            continue
-        lines = block.splitlines()
+    functions = [n.name for _, tree in parsed for n in tree.body if isinstance(n, ast.FunctionDef)]
+    kept: list[str] = []
+    for block, tree in parsed:
         drop: set[int] = set()
         for node in tree.body:
-            if _kept(node):
-                if isinstance(node, ast.FunctionDef):
-                    functions.append(node.name)
-            else:
-                drop.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+            if not _kept(node, set(functions)):
+                drop.update(range(node.lineno - 1, node.end_lineno or node.lineno))
+        lines = block.splitlines()
         kept.append("\n".join(line for i, line in enumerate(lines) if i not in drop).strip("\n"))
     if not functions:
         if syntax is not None:
