@@ -158,11 +158,11 @@ def _ask(
 
     def work(book: Any, ui: UI) -> Outcome | None:
         target = resolve(book, address=address)
-        text = _question(ui, question, kind == "long")
-        if text is None:
-            return None
         with Client(settings) as client:
-            client.health()  # fail fast, before reading a large table
+            client.health()  # fail fast: before the user types a question or a large table is read
+            text = _question(ui, question, kind == "long")
+            if text is None:
+                return None
             result = _read_table(book, target, settings, record_to)
             payload = TablePayload.from_table(result.table)
             reply = client.ask(payload, text) if kind == "ask" else client.longform(payload, text)
