@@ -251,8 +251,10 @@ def test_cell_scan_counts_grids_only() -> None:
     body = json.dumps({"question": '"cells": [[1,2,3,4,5,6,7]]', "table": {"cells": cells, "title": "[,,,]"}})
     assert not too_many_cells(body.encode(), 6)
     assert too_many_cells(body.encode(), 5)
-    values = json.dumps({"table": {"cells": [["a"]], "values": [[1, None, True, {"k": [1, 2]}, [3]]]}})
+    values = json.dumps({"table": {"cells": [["a"]], "values": [[1, None, True, -2.5e3, "x"]]}})
     assert too_many_cells(values.encode(), 4) and not too_many_cells(values.encode(), 5)
+    escaped = json.dumps({"table": {"cells": [['say "hi"', "a\\", 'x"],[']]}})
+    assert too_many_cells(escaped.encode(), 2) and not too_many_cells(escaped.encode(), 3)
     assert not too_many_cells(b'{"table": {"merges": [[0,0,1,1],[2,2,3,3]]}}', 3)
 
 

@@ -5,49 +5,51 @@ from __future__ import annotations
 import re
 import threading
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from celltrace.server.api.errors import error_response
 
-_TOKEN = re.compile(
-    rb'"([^"\\]*(?:\\.[^"\\]*)*)"\s*:'  # an object key (group 1)
-    rb'|"[^"\\]*(?:\\.[^"\\]*)*"'  # a string value
-    rb"|[\[\]{}]"  # structure
-    rb'|[^\s,:\[\]{}"]+'  # a number, true, false, null
-)
-_GRIDS = (b"cells", b"values")
-_OPEN, _CLOSE = b"[{", b"]}"
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'  # possessive: no backtracking state on huge input
+_FLAT_ROW = rb'\[[^\[\]{}"]*+(?:' + _STRING + rb'[^\[\]{}"]*+)*+\]'
+_WALK = re.compile(rb"(" + _FLAT_ROW + rb')|"(table|cells|values)"\s*:\s*[\[{]|' + _STRING + rb"|[\[\]{}]")
+_ENTRY = re.compile(_STRING + rb"|[-+.\w]++")  # a string, number, true, false or null
+_GRIDS = ((b"table", b"cells"), (b"table", b"values"))
+MIN_WALK_BUDGET = 10_000
 
 
 def too_many_cells(body: bytes | bytearray, limit: int) -> bool:
     """True when `table.cells` or `table.values` in the raw JSON `body` has more than `limit` entries.
 
-    Counts tokens without building any objects: first a C-speed upper bound (every grid entry is
-    followed by a comma or opens a row), then, only when that bound exceeds `limit`, a scan that stops
-    as soon as one grid passes `limit`.
+    Builds no JSON objects. A C-speed upper bound first (every grid entry is followed by a comma or
+    opens a row); only when that exceeds `limit`, a walk over keys, strings and brackets in which a
+    flat row is one regex match, its entries counted by a C regex iterator; a legit table costs
+    O(rows) walk steps. A body needing more than `2 * limit` steps (nested junk) counts as too big.
     """
     if body.count(b",") + body.count(b"[") <= limit:
         return False
-    path: list[bytes | None] = []  # the key each open container sits under (None in arrays)
-    key: bytes | None = None
+    path: list[bytes | None] = []  # the key each open container sits under (None: not tracked)
     counts = dict.fromkeys(_GRIDS, 0)
-    for match in _TOKEN.finditer(body):
-        if match.group(1) is not None:
-            key = match.group(1)
-            continue
-        first = body[match.start()]
-        if first not in _CLOSE and len(path) == 4 and path[1] == b"table" and path[2] in counts:
-            grid = path[2]
-            assert grid is not None
-            counts[grid] += 1
-            if counts[grid] > limit:
-                return True
-        if first in _OPEN:
-            path.append(key)
-        elif first in _CLOSE and path:
+    for steps, match in enumerate(_WALK.finditer(body)):
+        if steps > 2 * limit + MIN_WALK_BUDGET:
+            return True
+        if match.lastindex == 1:  # a flat row (not copied out of the body)
+            grid = tuple(path[1:])
+            if grid in counts:
+                counts[grid] += sum(1 for _ in _ENTRY.finditer(body, match.start(), match.end()))
+                if counts[grid] > limit:
+                    return True
+        elif match.lastindex == 2:
+            path.append(match.group(2))
+        elif body[match.start()] in b"[{":
+            path.append(None)
+        elif body[match.start()] in b"]}" and path:
             path.pop()
-        key = None
     return False
+
+
+class _Disconnected(Exception):
+    """The client went away while sending its body."""
 
 
 class RequestLimitsMiddleware:
@@ -67,19 +69,14 @@ class RequestLimitsMiddleware:
         if length is not None and length > self.max_body_bytes:
             await self._body_too_large(scope, receive, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if len(body) > self.max_body_bytes:
-                del body
-                await self._body_too_large(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
-        if too_many_cells(body, self.max_cells):
+        try:
+            body = await self._read(receive, length)
+        except _Disconnected:
+            return
+        if body is None:
+            await self._body_too_large(scope, receive, send)
+            return
+        if await anyio.to_thread.run_sync(too_many_cells, body, self.max_cells):
             del body
             response = error_response(
                 413,
@@ -97,6 +94,24 @@ class RequestLimitsMiddleware:
             return {"type": "http.request", "body": pending.pop(), "more_body": False}
 
         await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive, length: int | None) -> bytearray | None:
+        """The whole body in one buffer (sized by Content-Length when given, so never copied while
+        growing); None as soon as it passes `max_body_bytes`."""
+        body = bytearray(length or 0)
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Disconnected
+            chunk = message.get("body", b"")
+            if size + len(chunk) > self.max_body_bytes:
+                return None
+            body[size : size + len(chunk)] = chunk
+            size += len(chunk)
+            if not message.get("more_body", False):
+                del body[size:]
+                return body
 
     async def _body_too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
         message = f"the request body is larger than {self.max_body_bytes:,} bytes (the server's limit)"
