@@ -152,3 +152,9 @@ def test_policy_abstains_on_ungrounded_question(settings: Settings) -> None:
     strict = settings.model_copy(update={"offline_min_confidence": 0.0})
     res = answer_question(STATEMENT, q, engine="offline", settings=strict)
     assert res.status == "answered"
+
+
+def test_respectively_returns_one_cell_per_item() -> None:
+    plan, g = run(SURVEY, "what percent of men lived in ontario and quebec respectively?")
+    assert (plan.operation, plan.answer) == ("lookup_each", ["40.5", "30.2"])
+    assert cells(g, plan.answer_nodes) == [(2, 2), (3, 2)]

@@ -310,6 +310,10 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
             plan = _solve_multi(g, op)  # type: ignore[arg-type]
             if plan is not None:
                 return plan
+    if "respectively" in ops.words(question):
+        plan = _solve_respectively(g)
+        if plan is not None:
+            return plan
     return _solve_lookup(g)
 
 
@@ -387,6 +391,25 @@ def _solve_lookup(g: Grounder) -> Plan:
     rh, ch = _headers_for(g, [row]), _headers_for(g, [col])
     return Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
                 f"cell at row {row.index}, column {col.index}", rh, ch)
+
+
+def _solve_respectively(g: Grounder) -> Plan | None:
+    """`… A and B respectively`: one lookup per mentioned line, in question order."""
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        chosen = [ln for _, ln in _mentioned_lines(g, lines)]
+        if len(chosen) < 2:
+            continue
+        fixed = g.best(other)[0][1]
+        nodes = [
+            _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
+            for ln in chosen
+        ]
+        if all(g.h.is_data(n) for n in nodes):
+            conf = round(min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed)), 3)
+            return Plan([n.text.strip() for n in nodes], [n.id for n in nodes],
+                        _headers_for(g, [*chosen, fixed]), "lookup_each", conf,
+                        f"{len(nodes)} lookups along {axis}s")
+    return None
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
