@@ -14,7 +14,7 @@ anything passed to `cite()`, becomes the program's `cells`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from celltrace.server.longform.faithfulness import number_spans
@@ -185,20 +185,13 @@ class TableView:
         self.section_rows: list[int] = payload["section_rows"]
         self.columns: list[str] = payload["columns"]
         self._row_labels: list[list[str]] = payload["row_labels"]
-        spans = {(m[0], m[1]): m for m in self.merges}
-        self._at: dict[tuple[int, int], Cell] = {}
-        for r in range(self.n_rows):
-            for c in range(self.n_cols):
-                if (r, c) in self._at:
-                    continue
-                r1, c1 = spans.get((r, c), (r, c, r, c))[2:]
-                cell = Cell(self.grid[r][c], r, c, r1, c1, self.values[r][c])
-                for rr in range(r, r1 + 1):
-                    for cc in range(c, c1 + 1):
-                        self._at[(rr, cc)] = cell
-        for r, c, row_path, col_path, is_header in payload["nodes"]:
-            cell = self._at[(r, c)]
-            cell.row_path, cell.col_path, cell.is_header = row_path, col_path, is_header
+        self._span: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        for m in self.merges:
+            for rr in range(m[0], m[2] + 1):
+                for cc in range(m[1], m[3] + 1):
+                    self._span[(rr, cc)] = m
+        self._paths = {(r, c): (rp, cp, h) for r, c, rp, cp, h in payload["nodes"]}
+        self._cells: dict[tuple[int, int], Cell] = {}
         sections = set(self.section_rows)
         self.data_rows: list[int] = [
             r for r in range(self.header_rows, self.n_rows)
@@ -210,24 +203,33 @@ class TableView:
         """The cell covering grid position (r, c) (a merged area's anchor cell)."""
         if not (0 <= r < self.n_rows and 0 <= c < self.n_cols):
             raise IndexError(f"cell ({r}, {c}) is outside the {self.n_rows}x{self.n_cols} table")
-        return self._at[(r, c)]
+        r0, c0, r1, c1 = self._span.get((r, c), (r, c, r, c))
+        cell = self._cells.get((r0, c0))
+        if cell is None:  # built on first use: one Cell object per cell or merged area
+            cell = Cell(self.grid[r0][c0], r0, c0, r1, c1, self.values[r0][c0])
+            cell.row_path, cell.col_path, cell.is_header = self._paths.get((r0, c0), ([], [], False))
+            self._cells[(r0, c0)] = cell
+        return cell
 
     def find(self, text: str) -> list[Cell]:
         """Cells whose text equals `text` (case and spacing ignored), row by row."""
         q = normalise_text(str(text))
-        return [c for c in self._anchors() if q and normalise_text(c) == q]
+        return self._matching(lambda t: q and t == q)
 
     def search(self, text: str) -> list[Cell]:
         """Cells whose text contains `text` (case and spacing ignored), row by row."""
         q = normalise_text(str(text))
-        return [c for c in self._anchors() if q and q in normalise_text(c)]
+        return self._matching(lambda t: q and q in t)
 
-    def _anchors(self) -> Iterator[Cell]:
-        for r in range(self.n_rows):
-            for c in range(self.n_cols):
-                cell = self._at[(r, c)]
-                if cell.r == r and cell.c == c and cell.strip():
-                    yield cell
+    def _matching(self, test: Any) -> list[Cell]:
+        """Non-empty cells (anchors) whose normalised text passes `test`, row by row."""
+        return [
+            self.cell(r, c)
+            for r in range(self.n_rows)
+            for c in range(self.n_cols)
+            if self.grid[r][c].strip() and self._span.get((r, c), (r, c))[:2] == (r, c)
+            and test(normalise_text(self.grid[r][c]))
+        ]
 
     # ---- rows and columns -------------------------------------------------------------------------
     def record(self, r: int) -> Record:
