@@ -16,8 +16,12 @@ from celltrace.server.longform.schemas import PlanItem
 from celltrace.server.prompting import data_block, render
 
 
+def user_message(content: str) -> dict[str, str]:
+    return {"role": "user", "content": content}
+
+
 def _ask(llm: LLMClient, meter: UsageMeter, stage: str, prompt: str) -> str | None:
-    return llm.complete(stage, [{"role": "user", "content": prompt}], meter).strip() or None
+    return llm.complete(stage, [user_message(prompt)], meter).strip() or None
 
 
 def sub_answer(llm: LLMClient, meter: UsageMeter, question: str, output: str) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, field_validator, model_validator
 
 from celltrace.server.llm import LLMClient, UsageMeter
+from celltrace.server.longform.generator import user_message
 from celltrace.server.prompting import render
 from celltrace.shared.errors import UserError
 from celltrace.shared.graph import normalise_text
@@ -138,7 +139,8 @@ def _strip_marker(text: str) -> str:
 
 def make_plan(llm: LLMClient, meter: UsageMeter, question: str, schema: str) -> list[str]:
     """Initial plan P0 (Figure 3); the question itself when the reply holds no sub-question."""
-    reply = llm.complete("PLAN", [_user(render("longform_plan", question=question, table=schema))], meter)
+    prompt = render("longform_plan", question=question, table=schema)
+    reply = llm.complete("PLAN", [user_message(prompt)], meter)
     return parse_plan(reply) or [question]
 
 
@@ -166,8 +168,4 @@ def check_plan(
 ) -> PlanCheck:
     """Finalise the plan or revise it, seeing every sub-answer (including empty and failed ones)."""
     prompt = render("longform_plan_check", question=question, table=schema, plan=plan_lines(items))
-    return llm.complete_model("PLAN_CHECK", [_user(prompt)], PlanCheck, meter)
-
-
-def _user(content: str) -> dict[str, str]:
-    return {"role": "user", "content": content}
+    return llm.complete_model("PLAN_CHECK", [user_message(prompt)], PlanCheck, meter)

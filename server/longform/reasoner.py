@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.longform.generator import fallback_answer, sub_answer
+from celltrace.server.longform.generator import fallback_answer, sub_answer, user_message
 from celltrace.server.longform.schemas import PlanItem
 from celltrace.server.longform.table_api import ENTRY, PATH_SEP, entry_source
 from celltrace.server.prompting import CELL_CHARS, data_block, fit_lines, render, truncate
-from celltrace.server.sandbox import SandboxLimits, run_function
+from celltrace.server.sandbox import run_function
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel, infer_headers
@@ -231,9 +231,9 @@ class ProgramRun:
     traceback: str = ""
 
 
-def execute(ctx: TableContext, source: str, function: str, limits: SandboxLimits | None = None) -> ProgramRun:
-    """Run `function(table)` of `source` in the sandbox."""
-    result = run_function(entry_source(source, function), ENTRY, [ctx.payload], limits, PRELUDE)
+def execute(ctx: TableContext, source: str, function: str) -> ProgramRun:
+    """Run `function(table)` of `source` in the sandbox (default `SandboxLimits`: 5 s, 512 MB)."""
+    result = run_function(entry_source(source, function), ENTRY, [ctx.payload], prelude_module=PRELUDE)
     if not result.ok:
         return ProgramRun(ok=False, error=result.error or "the program failed")
     reply = result.value if isinstance(result.value, dict) else {}
@@ -277,10 +277,6 @@ class Solved:
     cells: list[tuple[int, int]] = field(default_factory=list)
 
 
-def _user(content: str) -> dict[str, str]:
-    return {"role": "user", "content": content}
-
-
 def solve(
     llm: LLMClient,
     meter: UsageMeter,
@@ -290,14 +286,14 @@ def solve(
     context: str,
 ) -> Solved:
     """Program → sandbox → self-debug → sub-answer (or fallback / error) for one sub-question."""
-    prompt = [_user(render("longform_program", question=question, table=ctx.block, context=context))]
+    prompt = [user_message(render("longform_program", question=question, table=ctx.block, context=context))]
     reply = llm.complete("PROGRAM", prompt, meter)
     program: str | None = None
     run = ProgramRun(ok=False)
     for round_ in range(settings.longform_debug_rounds + 1):
         if round_:
             debug = render("longform_debug", error=run.error, traceback=run.traceback or "(none)")
-            convo = [*prompt, {"role": "assistant", "content": reply}, _user(debug)]
+            convo = [*prompt, {"role": "assistant", "content": reply}, user_message(debug)]
             reply = llm.complete("DEBUG", convo, meter)
         try:
             program, function = extract_program(reply)
