@@ -63,10 +63,10 @@ class AskRequest(_TableRequest):
 
 
 class LongformRequest(_TableRequest):
-    """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` skips the planning stage."""
+    """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` (sub-questions) skips planning."""
 
     question: Question
-    plan: list[Any] | None = None
+    plan: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] | None = None
 
 
 class AskResponse(AskResult):

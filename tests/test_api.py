@@ -444,3 +444,75 @@ def test_redact() -> None:
 def test_step_event_model_round_trip() -> None:
     event = StepEvent(index=1, message="m", step=Step(thought="t"))
     assert StepEvent.model_validate_json(event.model_dump_json()) == event
+
+
+# ---- long form ------------------------------------------------------------------------------------
+
+LONG_TABLE: dict[str, Any] = {
+    "cells": [
+        ["Company", "Industry", "Profit"],
+        ["Walmart", "Retail", "$13,510"],
+        ["Apple", "Electronics", "$57,511"],
+    ],
+    "origin": {"workbook": "book.xlsx", "sheet": "Companies", "address": "B2:D4"},
+}
+SUB_Q = "Which company has the highest profit, and how much is it?"
+BEST = """Here is the program.
+```python
+def solve(table):
+    best = max(table.records(), key=lambda r: to_number(r["Profit"]))
+    return {"company": best["Company"], "profit": to_number(best["Profit"])}
+```"""
+
+
+def longform_settings(llm: ScriptedLLM) -> Settings:
+    models = {
+        f"model_{s}": f"m-{s}"
+        for s in ("plan", "plan_check", "program", "debug", "sub_answer", "final_answer")
+    }
+    return llm_settings(base_url=llm.base_url, longform_max_iterations=1, **models)
+
+
+def longform_responder(model: str, messages: list[dict[str, Any]]) -> str:
+    if model == "m-program":
+        return BEST
+    if model == "m-sub_answer":
+        return "Apple has the highest profit, 57511."
+    assert model == "m-final_answer", model
+    return "Apple earns the highest profit, $57,511 million."
+
+
+def test_longform_answer_with_actions_and_stream(llm_server: ScriptedLLM) -> None:
+    llm_server.responder = longform_responder
+    body = {"question": "Who is most profitable?", "table": LONG_TABLE, "plan": [SUB_Q]}
+    with client(longform_settings(llm_server)) as c:
+        assert "longform" in c.get("/v1/health").json()["engines"]
+        plain = c.post("/v1/longform", json=body)
+        events = sse_events(c.post("/v1/longform/stream", json=body).text)
+    result = plain.json()
+    assert plain.status_code == 200, result
+    assert result["status"] == "answered" and result["answer"].startswith("Apple earns")
+    assert result["plan"][0]["source"] == "program"
+    assert any(e["address"] == "D4" and e["sheet"] == "Companies" for e in result["evidence"])
+    assert [a["kind"] for a in result["actions"]][-1] == "select"
+    assert [name for name, _ in events] == ["step", "step", "result"]
+    assert events[0][1]["message"] == f"Planned 1 sub-question(s): {SUB_Q}"
+    assert events[1][1]["message"].startswith("Sub-question 1: ") and events[1][1]["detail"]["kind"] == "item"
+    assert events[2][1]["answer"] == result["answer"]
+
+
+def test_longform_502_when_the_llm_is_unreachable() -> None:
+    settings = llm_settings(base_url=f"http://127.0.0.1:{_closed_port()}/v1", request_timeout=2)
+    with client(settings) as c:
+        response = c.post("/v1/longform", json={"question": "Summarise.", "table": LONG_TABLE})
+    assert response.status_code == 502 and response.json()["error"]["code"] == "llm_unreachable"
+    assert SECRET not in response.text
+
+
+def test_longform_409_without_llm_and_422_on_empty_plan_items() -> None:
+    with client() as c:
+        no_llm = c.post("/v1/longform", json={"question": "Summarise.", "table": LONG_TABLE})
+    with client(llm_settings()) as c:
+        bad_plan = c.post("/v1/longform", json={"question": "Summarise.", "table": LONG_TABLE, "plan": [" "]})
+    assert no_llm.status_code == 409 and no_llm.json()["error"]["code"] == "engine_unavailable"
+    assert bad_plan.status_code == 422 and bad_plan.json()["error"]["message"].startswith("plan[0]: ")
