@@ -56,14 +56,19 @@ def parse_plan(text: str) -> list[str]:
             items[-1] = f"{items[-1]} {body}"
     if len(items) == 1:
         items = _split_inline(items[0])
+    return distinct(items)[:MAX_SUBQUESTIONS]
+
+
+def distinct(questions: Sequence[str]) -> list[str]:
+    """Sub-questions without repeats (by `normalise_question`), first occurrence kept."""
     out: list[str] = []
     seen: set[str] = set()
-    for item in items:
-        key = normalise_question(item)
+    for q in questions:
+        key = normalise_question(q)
         if key and key not in seen:
             seen.add(key)
-            out.append(item)
-    return out[:MAX_SUBQUESTIONS]
+            out.append(q)
+    return out
 
 
 def _split_inline(line: str) -> list[str]:
@@ -100,6 +105,7 @@ def user_plan(data: Any) -> list[str]:
         if not isinstance(text, str) or not text.strip():
             raise UserError(f"plan entry {json.dumps(entry)[:80]} is not a sub-question string")
         out.append(" ".join(text.split()))
+    out = distinct(out)
     if len(out) > MAX_SUBQUESTIONS:
         raise UserError(f"the plan has {len(out)} sub-questions; at most {MAX_SUBQUESTIONS} are allowed")
     return out
@@ -115,8 +121,7 @@ class PlanCheck(BaseModel):
     @field_validator("plan")
     @classmethod
     def _items(cls, plan: list[str]) -> list[str]:
-        items = [body for q in plan if (body := _strip_marker(q))]
-        return items[:MAX_SUBQUESTIONS]
+        return distinct([_strip_marker(q) for q in plan])[:MAX_SUBQUESTIONS]
 
     @model_validator(mode="after")
     def _revised_needs_plan(self) -> PlanCheck:
