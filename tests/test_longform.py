@@ -317,7 +317,7 @@ def test_user_plan_accepts_strings_items_and_whole_outputs() -> None:
     assert user_plan(["A?", " B ?", "a"]) == ["A?", "B ?"]
     assert user_plan([{"question": "A?", "answer": "x"}]) == ["A?"]
     assert user_plan({"question": "Q", "plan": [{"question": "A?"}]}) == ["A?"]
-    for bad in ([], "A?", [1], [{"answer": "x"}], ["x"] * 9):
+    for bad in ([], "A?", [1], [{"answer": "x"}], [f"Q{i}?" for i in range(9)]):
         with pytest.raises(UserError):
             user_plan(bad)
 
