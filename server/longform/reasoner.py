@@ -297,8 +297,8 @@ def solve(
             reply = llm.complete("DEBUG", convo, meter)
         try:
             program, function = extract_program(reply)
-        except ProgramError as exc:
-            program, run = None, ProgramRun(ok=False, error=str(exc))
+        except ProgramError as exc:  # `program` keeps the last program that could be run
+            run = ProgramRun(ok=False, error=str(exc))
             continue
         run = execute(ctx, program, function)
         if run.ok:
