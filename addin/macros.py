@@ -149,7 +149,7 @@ def _ask(
     book: Any,
     ui: UI | None,
     question: str | None,
-    address: str | None,
+    target: str | None,
     answer_cell: str | None,
     settings: ClientSettings | None,
     record_to: str | None,
@@ -157,18 +157,18 @@ def _ask(
     settings = settings or ClientSettings()
 
     def work(book: Any, ui: UI) -> Outcome | None:
-        target = resolve(book, address=address)
+        table = _table_target(book, target) if target else resolve(book)
         with Client(settings) as client:
             client.health()  # fail fast: before the user types a question or a large table is read
             text = _question(ui, question, kind == "long")
             if text is None:
                 return None
-            result = _read_table(book, target, settings, record_to)
+            result = _read_table(book, table, settings, record_to)
             payload = TablePayload.from_table(result.table)
             reply = client.ask(payload, text) if kind == "ask" else client.longform(payload, text)
         actions: list[Action] = [Clear(), *reply.actions]
         origin = result.table.origin
-        sheet, table_range = (origin.sheet, origin.address) if origin else (target.sheet.name, "")
+        sheet, table_range = (origin.sheet, origin.address) if origin else (table.sheet.name, "")
         if answer_cell:
             where, addr = parse_target(answer_cell, sheet)
             shown = answer_text(reply) if isinstance(reply, AskResult) else reply.answer
@@ -207,13 +207,14 @@ def ask(
     *,
     ui: UI | None = None,
     question: str | None = None,
-    address: str | None = None,
+    target: str | None = None,
     answer_cell: str | None = None,
     settings: ClientSettings | None = None,
     record_to: str | None = None,
 ) -> Outcome | None:
-    """Ask about the selected table (or `address`); None when cancelled or after an error message."""
-    return _ask("ask", book, ui, question, address, answer_cell, settings, record_to)
+    """Ask about the selected table (or `target`: an address, defined name or Excel table); None when
+    cancelled or after an error message."""
+    return _ask("ask", book, ui, question, target, answer_cell, settings, record_to)
 
 
 def ask_long(
@@ -221,13 +222,13 @@ def ask_long(
     *,
     ui: UI | None = None,
     question: str | None = None,
-    address: str | None = None,
+    target: str | None = None,
     answer_cell: str | None = None,
     settings: ClientSettings | None = None,
     record_to: str | None = None,
 ) -> Outcome | None:
     """A paragraph answer about the selected table (`/v1/longform`)."""
-    return _ask("long", book, ui, question, address, answer_cell, settings, record_to)
+    return _ask("long", book, ui, question, target, answer_cell, settings, record_to)
 
 
 def ask_hex(question_hex: str, long: bool = False, book: Any = None) -> Outcome | None:

@@ -37,6 +37,9 @@ def _register() -> None:
     from celltrace.server.commands import longform_cmd
 
     app.command("longform")(longform_cmd.longform)
+    from celltrace.server.commands import excel_cmd
+
+    app.add_typer(excel_cmd.app, name="excel")
 
 
 def main() -> None:

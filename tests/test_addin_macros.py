@@ -236,3 +236,63 @@ def test_macros_import_without_excel() -> None:
     code = "import celltrace.addin.macros, sys; print('xlwings' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---- packaging and the terminal command ------------------------------------------------------------
+def test_xlam_package_has_the_celltrace_ribbon(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    from celltrace.addin.build_xlam import build
+
+    xlam = build(tmp_path / "celltrace.xlam", with_vba=False)
+    with zipfile.ZipFile(xlam) as z:
+        ribbon = ET.fromstring(z.read("customUI/customUI.xml"))
+        assert b'name="_celltrace.conf"' in z.read("xl/workbook.xml")
+        assert z.read("xl/vbaProject.bin")[:4] == b"\xd0\xcf\x11\xe0"  # xlwings' VBA project kept
+    ns = "{http://schemas.microsoft.com/office/2006/01/customui}"
+    tab = ribbon.find(f".//{ns}tab")
+    assert tab.get("label") == "celltrace"
+    buttons = [(b.get("label"), b.get("onAction")) for b in tab.iter(f"{ns}button")]
+    assert [label for label, _ in buttons] == ["Ask", "Long answer", "Batch", "Clear"]
+    bas = (ROOT / "addin" / "vba" / "celltrace.bas").read_text()
+    for _, action in buttons:
+        module, sub = action.split(".")
+        assert f'Attribute VB_Name = "{module}"' in bas and f"Sub {sub}(control As IRibbonControl)" in bas
+
+
+def test_user_config_keeps_other_keys(tmp_path: Path) -> None:
+    from celltrace.addin.install import set_config, user_config_path
+
+    assert user_config_path("win32", tmp_path) == tmp_path / ".celltrace" / "celltrace.conf"
+    assert user_config_path("darwin", tmp_path).parts[-4:] == (
+        "Containers",
+        "com.microsoft.Excel",
+        "Data",
+        "celltrace.conf",
+    )
+    path = tmp_path / "celltrace.conf"
+    path.write_text('"SHOW CONSOLE","True"\n"INTERPRETER_WIN","old"\n')
+    set_config(path, "INTERPRETER_WIN", r"C:\py\python.exe")
+    assert path.read_text().splitlines() == ['"SHOW CONSOLE","True"', r'"INTERPRETER_WIN","C:\py\python.exe"']
+
+
+@pytest.mark.parametrize("args", [["ask", "What is X?", "--range", "A1:B2"], ["install"]])
+def test_excel_command_on_linux_is_one_clear_line(args: list[str]) -> None:
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("Excel may exist here")
+    code = (
+        "import sys; from celltrace.server.cli import main; "
+        "sys.argv = ['celltrace', 'excel', *sys.argv[1:]]; main()"
+    )
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "needs Microsoft Excel on Windows or macOS" in out.stderr
+
+
+def test_ask_target_by_defined_name(server: str, book: FakeBook) -> None:
+    outcome = macros.ask(
+        book, ui=macros.TerminalUI(), question=QUESTION, target="Segments", settings=settings(server)
+    )
+    assert outcome is not None and outcome.read.table.origin.address == "A2:I10"
+    assert colour(book, "F7") == GOLD

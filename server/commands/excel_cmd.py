@@ -1,0 +1,83 @@
+"""`celltrace excel install|ask`: the Excel add-in from a terminal (Windows and macOS only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from celltrace.shared.api_models import Engine
+from celltrace.shared.errors import UserError
+
+app = typer.Typer(
+    name="excel",
+    help="Use celltrace inside Microsoft Excel (xlwings add-in): install it, or ask from a terminal.",
+    no_args_is_help=True,
+)
+
+
+def _active_book() -> Any:
+    """The workbook active in Excel; a one-line error where there is no Excel."""
+    from celltrace.addin.install import NO_EXCEL, require_excel_platform
+
+    require_excel_platform()
+    try:
+        import xlwings as xw
+
+        return xw.books.active
+    except Exception as exc:
+        raise UserError(NO_EXCEL.format(platform=f"this machine ({type(exc).__name__}: {exc})")) from None
+
+
+@app.command("install")
+def install(
+    directory: Annotated[
+        Path | None,
+        typer.Option("--dir", help="Where to build celltrace.xlam (default: the settings folder)."),
+    ] = None,
+) -> None:
+    """Build the celltrace add-in (ribbon tab "celltrace") and install it for Excel."""
+    from celltrace.addin.install import install as run_install
+
+    for line in run_install(directory):
+        typer.echo(line)
+    typer.echo("Restart Excel; see addin/README.md for the one-time trust settings.")
+
+
+@app.command("ask")
+def ask(
+    question: Annotated[str, typer.Argument(help="The question about the table.", show_default=False)],
+    range_: Annotated[
+        str | None,
+        typer.Option(
+            "--range", help="A1 range, Sheet!A1:H20, defined name or table (default: the selection)."
+        ),
+    ] = None,
+    answer_cell: Annotated[
+        str | None, typer.Option("--answer-cell", help="Also write the answer into this cell (Sheet!K2).")
+    ] = None,
+    long: Annotated[bool, typer.Option("--long", help="A paragraph answer (/v1/longform).")] = False,
+    engine: Annotated[Engine | None, typer.Option("--engine", help="auto, llm or offline.")] = None,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Dump what the reader saw to DIR (regression fixture).")
+    ] = None,
+) -> None:
+    """Ask about the active Excel workbook, exactly as the ribbon's Ask button does."""
+    from celltrace.addin import macros
+    from celltrace.addin.client import ClientSettings
+
+    book = _active_book()
+    settings = ClientSettings(**({"engine": engine} if engine else {}))
+    run = macros.ask_long if long else macros.ask
+    outcome = run(
+        book,
+        ui=macros.TerminalUI(),
+        question=question,
+        target=range_,
+        answer_cell=answer_cell,
+        settings=settings,
+        record_to=str(record) if record else None,
+    )
+    if outcome is None:
+        raise typer.Exit(1)
