@@ -1,0 +1,179 @@
+"""Load test of `celltrace serve`: concurrent offline `/v1/ask` requests on the dev-data tables.
+
+Usage: python benchmarks/server_load.py [--requests 200] [--concurrency 50] [--dataset hitab]
+       [--url http://127.0.0.1:PORT] [--max-seconds 300]
+
+Without `--url` a server is started on a free loopback port (default settings: the embedding model
+loads at start-up) and stopped at the end. Only loopback URLs are accepted. Everything is bounded:
+a fixed number of requests, a per-request timeout, and an overall deadline after which the run
+stops. Reports errors, latency p50/p99, requests/s, the engine's own time (the result's `seconds`)
+and the server overhead (latency minus engine time: HTTP, JSON, validation, thread-pool queueing).
+Exit code 1 when any request failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+REQUEST_TIMEOUT_S = 120.0
+STARTUP_S = 120.0
+
+
+def load_requests(dataset: str, n: int) -> list[dict]:
+    """`n` offline ask bodies (question + TABLE) from `<dataset>_dev.jsonl`, cycling if needed."""
+    bodies = []
+    with (DATA / f"{dataset}_dev.jsonl").open() as f:
+        for line in f:
+            rec = json.loads(line)
+            t = rec["table"]
+            table = {"cells": t["cells"], "merges": t.get("merges", []), "title": t.get("title")}
+            bodies.append({"question": rec["question"], "table": table, "engine": "offline"})
+            if len(bodies) == n:
+                break
+    return [bodies[i % len(bodies)] for i in range(n)]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def _loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    exe = Path(sys.executable).parent / "celltrace"
+    cmd = (
+        [str(exe)]
+        if exe.exists()
+        else [sys.executable, "-c", "from celltrace.server.cli import main; main()"]
+    )
+    proc = subprocess.Popen(
+        [*cmd, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        env={**os.environ, "CELLTRACE_TOKEN": ""},
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            httpx.get(f"{url}/v1/health", timeout=1).raise_for_status()
+            return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+async def run_load(url: str, bodies: list[dict], concurrency: int, max_seconds: float) -> dict:
+    gate = asyncio.Semaphore(concurrency)
+    latencies: list[float] = []
+    engine: list[float] = []
+    statuses: dict[str, int] = {}
+    errors: list[str] = []
+
+    async def one(client: httpx.AsyncClient, body: dict) -> None:
+        async with gate:
+            started = time.perf_counter()
+            try:
+                response = await client.post(f"{url}/v1/ask", json=body)
+            except httpx.HTTPError as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+                return
+            latencies.append(time.perf_counter() - started)
+            if response.status_code != 200:
+                errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
+                return
+            result = response.json()
+            engine.append(result["seconds"])
+            statuses[result["status"]] = statuses.get(result["status"], 0) + 1
+
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S, limits=limits) as client:
+        started = time.perf_counter()
+        tasks = [asyncio.create_task(one(client, body)) for body in bodies]
+        _, pending = await asyncio.wait(tasks, timeout=max_seconds)
+        for task in pending:
+            task.cancel()
+        wall = time.perf_counter() - started
+    errors += [f"not finished within {max_seconds:g} s"] * len(pending)
+    return {"latencies": latencies, "engine": engine, "statuses": statuses, "errors": errors, "wall": wall}
+
+
+def report(stats: dict, n: int, concurrency: int) -> None:
+    lat, eng = stats["latencies"], stats["engine"]
+    overhead = [t - e for t, e in zip(lat, eng, strict=False)] if len(lat) == len(eng) else []
+    print(f"requests: {n}, concurrency: {concurrency}, errors: {len(stats['errors'])}")
+    print(f"statuses: {stats['statuses']}")
+    if lat:
+        print(
+            f"latency  p50 {percentile(lat, 0.5) * 1000:8.1f} ms   p99 {percentile(lat, 0.99) * 1000:8.1f} ms"
+        )
+        print(
+            f"engine   p50 {percentile(eng, 0.5) * 1000:8.1f} ms   p99 {percentile(eng, 0.99) * 1000:8.1f} ms"
+        )
+    if overhead:
+        print(
+            f"overhead p50 {percentile(overhead, 0.5) * 1000:8.1f} ms   p99 "
+            f"{percentile(overhead, 0.99) * 1000:8.1f} ms   (latency − engine: HTTP, JSON, queueing)"
+        )
+    print(f"throughput {len(lat) / stats['wall']:.1f} requests/s over {stats['wall']:.1f} s")
+    for error in stats["errors"][:5]:
+        print(f"error: {error}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--dataset", default="hitab", choices=["hitab", "aitqa", "fetaqa", "qtsumm"])
+    parser.add_argument("--url", help="an already running loopback server (else one is started)")
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="overall deadline")
+    args = parser.parse_args()
+    if args.url and not _loopback(args.url):
+        raise SystemExit("only loopback servers may be load-tested")
+    bodies = load_requests(args.dataset, args.requests)
+    proc = None
+    if args.url:
+        url = args.url.rstrip("/")
+    else:
+        started = time.perf_counter()
+        proc, url = start_server()
+        print(f"server started in {time.perf_counter() - started:.1f} s at {url}")
+    try:
+        stats = asyncio.run(run_load(url, bodies, args.concurrency, args.max_seconds))
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                print(f"server stopped (exit code {proc.wait(timeout=15)})")
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                print("server killed (did not stop within 15 s)")
+    report(stats, len(bodies), args.concurrency)
+    sys.exit(1 if stats["errors"] else 0)
+
+
+if __name__ == "__main__":
+    main()
