@@ -32,7 +32,9 @@ class ServerSettings(BaseSettings):
     )
     max_llm_inflight: int = Field(default=4, ge=1, description="LLM questions in flight; beyond it 429")
     retry_after: int = Field(default=5, ge=0, description="Retry-After seconds on 429")
-    engine_threads: int = Field(default=4, ge=1, description="worker threads running engines and graphs")
+    engine_threads: int = Field(
+        default=4, ge=1, description="threads for offline questions and graphs (LLM ones get their own)"
+    )
     graph_cache_size: int = Field(default=32, ge=0, description="LRU size of /v1/graph results")
     graph_max_edges: int = Field(default=100_000, ge=0, description="/v1/graph lists edges up to this many")
     preload: bool = Field(

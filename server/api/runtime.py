@@ -87,7 +87,10 @@ class Runtime:
     graph_cache: LRU = field(init=False)
 
     def __post_init__(self) -> None:
-        self.executor = ThreadPoolExecutor(self.server.engine_threads, thread_name_prefix="celltrace-engine")
+        # LLM questions hold at most `max_llm_inflight` threads (their slots), so they never starve
+        # offline questions and graphs of the `engine_threads` others.
+        threads = self.server.engine_threads + self.server.max_llm_inflight
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="celltrace-engine")
         self.llm_slots = InflightSlots(self.server.max_llm_inflight)
         self.graph_cache = LRU(self.server.graph_cache_size)
 
