@@ -16,20 +16,20 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal, TypeVar
+from typing import Literal
 
+from celltrace.server.engine.evidence import cell_of, evidence_cells
 from celltrace.server.engine.loop import run_episode
 from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.settings import Settings
-from celltrace.shared.graph import CellGraph, Node
-from celltrace.shared.schemas import AskResult, EvidenceCell, Step, TraceCell
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.schemas import AskResult, Step, TraceCell
 from celltrace.shared.table import Table
 
 log = logging.getLogger(__name__)
 Engine = Literal["auto", "llm", "offline"]
 OnStep = Callable[[Step, ReasoningState], None]
-C = TypeVar("C", bound=TraceCell)
 
 
 def answer_question(
@@ -127,13 +127,7 @@ def _result(
     started: float,
 ) -> AskResult:
     table, graph = state.table, state.graph
-    evidence = [_cell(table, graph.node(i), EvidenceCell, role="answer") for i in final.answer_nodes]
-    answer_ids = set(final.answer_nodes)
-    evidence += [
-        _cell(table, graph.node(i), EvidenceCell, role="header")
-        for i in final.header_nodes
-        if i not in answer_ids
-    ]
+    evidence = evidence_cells(table, graph, final.answer_nodes, final.header_nodes)
     return AskResult(
         question=question,
         status=final.status,
@@ -141,19 +135,8 @@ def _result(
         engine=engine,
         answer=final.answer,
         evidence=evidence,
-        trace=[_cell(table, graph.node(i), TraceCell) for i in state.trace],
+        trace=[cell_of(table, graph.node(i), TraceCell) for i in state.trace],
         steps=state.steps,
         usage=state.usage.to_usage(),
         seconds=time.monotonic() - started,
-    )
-
-
-def _cell(table: Table, node: Node, kind: type[C], **extra: str) -> C:
-    return kind(
-        sheet=table.sheet,
-        address=table.address(node.r0, node.c0, node.r1, node.c1),
-        rows=list(node.rows),
-        cols=list(node.cols),
-        text=node.text,
-        **extra,
     )

@@ -9,10 +9,39 @@ answer cell (or lie on its inferred header path) and are not numeric data cells.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from celltrace.server.engine.actions import text_matches
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import parse_number
+from celltrace.shared.schemas import EvidenceCell, TraceCell
+from celltrace.shared.table import Table
+
+C = TypeVar("C", bound=TraceCell)
+
+
+def cell_of(table: Table, node: Node, kind: type[C], **extra: str) -> C:
+    """A node as a result cell (`TraceCell`/`EvidenceCell`) with its sheet address."""
+    return kind(
+        sheet=table.sheet,
+        address=table.address(node.r0, node.c0, node.r1, node.c1),
+        rows=list(node.rows),
+        cols=list(node.cols),
+        text=node.text,
+        **extra,
+    )
+
+
+def evidence_cells(
+    table: Table, graph: CellGraph, answer_ids: Sequence[int], header_ids: Sequence[int]
+) -> list[EvidenceCell]:
+    """Answer-role cells, then header-role cells that are not also answer cells."""
+    kept = set(answer_ids)
+    return [cell_of(table, graph.node(i), EvidenceCell, role="answer") for i in answer_ids] + [
+        cell_of(table, graph.node(i), EvidenceCell, role="header") for i in header_ids if i not in kept
+    ]
 
 
 def split_evidence(

@@ -22,8 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from celltrace.server.engine.api import _cell
-from celltrace.server.engine.evidence import split_evidence
+from celltrace.server.engine.evidence import evidence_cells, split_evidence
 from celltrace.server.llm import LLMClient, LLMError, UsageMeter
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers, values_in
 from celltrace.server.longform.generator import final_answer
@@ -112,8 +111,15 @@ def _answer(run: _Run, ctx: TableContext, llm: LLMClient, plan: list[str], start
                 continue
             context = _context(run, index)
             run.solved[key] = solve(llm, meter, ctx, settings, sub_question, context)
-            run.emit(LongformStep(kind="item", iteration=iteration, plan=list(run.plan), index=index,
-                                  item=run.solved[key].item))
+            run.emit(
+                LongformStep(
+                    kind="item",
+                    iteration=iteration,
+                    plan=list(run.plan),
+                    index=index,
+                    item=run.solved[key].item,
+                )
+            )
         if iteration == settings.longform_max_iterations:
             break
         items = [(i.question, i.answer, i.error) for i in run.items()]
@@ -122,8 +128,15 @@ def _answer(run: _Run, ctx: TableContext, llm: LLMClient, plan: list[str], start
         final = check.finalized or [normalise_question(q) for q in revised] == [
             normalise_question(q) for q in run.plan
         ]
-        run.emit(LongformStep(kind="check", iteration=iteration, plan=list(revised), finalized=final,
-                              reasoning=check.reasoning))
+        run.emit(
+            LongformStep(
+                kind="check",
+                iteration=iteration,
+                plan=list(revised),
+                finalized=final,
+                reasoning=check.reasoning,
+            )
+        )
         if final:
             break
         run.plan = list(revised)
@@ -208,9 +221,4 @@ def _evidence(ctx: TableContext, solved: list[Solved]) -> list[EvidenceCell]:
         h += [n.id for i in a for n in headers.header_context(graph.node(i))]
         answers += [i for i in a if i not in answers]
         header_ids += [i for i in h if i not in header_ids]
-    answers = answers[:MAX_EVIDENCE]
-    kept = set(answers)
-    header_ids = [i for i in header_ids if i not in kept]
-    return [_cell(ctx.table, graph.node(i), EvidenceCell, role="answer") for i in answers] + [
-        _cell(ctx.table, graph.node(i), EvidenceCell, role="header") for i in header_ids
-    ]
+    return evidence_cells(ctx.table, graph, answers[:MAX_EVIDENCE], header_ids)
