@@ -211,6 +211,14 @@ def test_stream_bridges_each_engine_step_with_a_sentence_and_trace() -> None:
     assert events[2][1]["answer"] == ["120"] and "actions" in events[2][1]
 
 
+def test_closing_a_stream_stops_the_engine() -> None:
+    stopped = threading.Event()
+    with client(fake=scripted_engine(1, sleep=0.02, stopped=stopped)) as c:
+        with c.stream("POST", "/v1/ask/stream", json=ask_body()) as response:
+            assert next(response.iter_lines()) == "event: step"
+        assert stopped.wait(5), "the engine kept running after the client went away"
+
+
 # ---- errors ---------------------------------------------------------------------------------------
 
 
