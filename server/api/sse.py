@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import EngineJob
+from celltrace.server.engine.evidence import cell_of
 from celltrace.shared.actions import one_line
 from celltrace.shared.api_models import StepEvent
 from celltrace.shared.graph import Node
@@ -40,16 +41,7 @@ def first_sentence(text: str) -> str:
 
 def trace_cells(table: Table, nodes: list[Node]) -> list[TraceCell]:
     """Graph nodes as sheet-addressed trace cells (the shape of `AskResult.trace`)."""
-    return [
-        TraceCell(
-            sheet=table.sheet,
-            address=table.address(n.r0, n.c0, n.r1, n.c1),
-            rows=list(n.rows),
-            cols=list(n.cols),
-            text=n.text,
-        )
-        for n in nodes
-    ]
+    return [cell_of(table, n, TraceCell) for n in nodes]
 
 
 def ask_step_event(step: Step, table: Table, trace: list[Node]) -> StepEvent:
