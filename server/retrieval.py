@@ -29,11 +29,11 @@ from celltrace.server.embedding import Embedder, get_cache, get_embedder
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 
 EMBED_THRESHOLD = 0.55
-"""Cosine cut-off for embedding hits with all-MiniLM-L6-v2 (see `benchmarks/offline_dev.py`).
+"""Cosine cut-off for embedding hits with all-MiniLM-L6-v2 (paper's 0.9 was for gte-base).
 
-Tuned on HiTab dev: question n-grams against annotated question-linked header cells. At 0.55 about
-nine in ten embedding-only hits are annotated header cells of the question; lower cut-offs
-(0.4-0.5) mostly add loosely related labels. gte-base's 0.9 (the paper's) is far too strict here.
+Set by inspecting dev-table queries (paraphrases and abbreviations such as `nasa` score about
+0.6-0.7 against their label, unrelated labels mostly below 0.5); not yet tuned systematically on
+annotated header links: that sweep is still to do.
 """
 MAX_TIES = 24
 """How many extra nodes tied with the k-th score `search` may return."""
