@@ -17,6 +17,7 @@ with the k-th result are all returned (up to `MAX_TIES` extra) so the caller can
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass
@@ -90,7 +91,9 @@ def is_numeric_text(text: str) -> bool:
     return bool(_NUMBER_TEXT.match(text))
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
+    """Snowball stem (memoised: the same label words recur across questions and tables)."""
     with _STEM_LOCK:
         return _STEMMER.stemWord(word)
 
@@ -221,9 +224,7 @@ class Retriever:
                 if self._dense_ids is None:
                     ids = [n.id for n in self.nodes if self.number[n.id] is None]
                     texts = [self.norm[i] for i in ids]
-                    index, matrix = get_cache().vectors(
-                        self.embedder, self.graph.table.content_hash(), texts
-                    )
+                    index, matrix = get_cache().vectors(self.embedder, self.graph.table.content_hash(), texts)
                     rows = np.array([index[t] for t in texts], dtype=np.int64)
                     self._dense_matrix = matrix[rows] if len(rows) else matrix[:0]
                     self._dense_ids = ids

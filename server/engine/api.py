@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from celltrace.server.engine.context import table_context
 from celltrace.server.engine.evidence import cell_of, evidence_cells
 from celltrace.server.engine.loop import run_episode
 from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.settings import Settings
-from celltrace.shared.graph import CellGraph
 from celltrace.shared.schemas import AskResult, Step, TraceCell
 from celltrace.shared.table import Table
 
@@ -47,8 +47,8 @@ def answer_question(
         chosen = "offline"
     state: ReasoningState | None = None
     try:
-        graph = CellGraph(table)
-        retriever = _retriever(graph, settings)
+        ctx = table_context(table, dense=settings.dense_retrieval)
+        graph, retriever = ctx.graph, ctx.retriever
         if engine == "auto" and chosen == "llm":
             fast = _fast_path(ReasoningState(question, table, graph, settings, retriever), on_step)
             if fast is not None:
@@ -95,12 +95,6 @@ def _fast_path(state: ReasoningState, on_step: OnStep | None) -> tuple[Reasoning
 
 def _failed(reason: str) -> FinalAnswer:
     return FinalAnswer(status="failed", answer=[], answer_nodes=[], header_nodes=[], error=reason)
-
-
-def _retriever(graph: CellGraph, settings: Settings) -> object | None:
-    from celltrace.server.retrieval import Retriever
-
-    return Retriever(graph, dense=settings.dense_retrieval)
 
 
 def _llm_policy(settings: Settings) -> Policy:

@@ -22,7 +22,7 @@ from celltrace.server.engine.state import ReasoningState
 from celltrace.server.offline.solver import Plan, solve
 from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import Node
-from celltrace.shared.headers import HeaderModel, infer_headers
+from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import StepAction
 
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -88,7 +88,7 @@ class OfflinePolicy:
         key = id(state)
         cached = self._plans.get(key)
         if cached is None:
-            headers = infer_headers(state.graph)
+            headers = state.headers
             retriever = state.retriever if isinstance(state.retriever, Retriever) else None
             if retriever is None:
                 retriever = Retriever(state.graph, dense=False)

@@ -8,11 +8,12 @@ from typing import Any
 
 import networkx as nx
 
+from celltrace.server.engine.context import headers_of
 from celltrace.server.llm import UsageMeter
 from celltrace.server.prompting import cell, node_list
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
-from celltrace.shared.headers import HeaderModel, infer_headers
+from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import Step
 from celltrace.shared.table import Table
 
@@ -102,7 +103,7 @@ class ReasoningState:
     @functools.cached_property
     def headers(self) -> HeaderModel:
         """Inferred header structure of the graph (computed once)."""
-        return infer_headers(self.graph)
+        return headers_of(self.graph)
 
     def add_to_trace(self, node_id: int) -> bool:
         """Append a node to the trace unless present; True when it was new."""
