@@ -1,7 +1,8 @@
 """The offline policy (no LLM): solve the question from structure, then replay the plan as steps.
 
-`start` runs `solve` once (header inference + grounding + operation) and seeds the trace with the
-grounded header nodes. `step` replays the plan in the paper's action vocabulary:
+`start` runs `solve` once (header inference + grounding + operation); the trace starts empty and
+the replayed VisitNode actions add the grounded header nodes to it. `step` replays the plan in the
+paper's action vocabulary:
 
 1. `VisitNode([r0, c0, text])` for every grounded header node;
 2. `GetSharedNeighbours(row header, column header)` for every data cell used (the intersection that
@@ -45,8 +46,9 @@ class OfflinePolicy:
 
     # ---- Policy -------------------------------------------------------------------------------
     def start(self, state: ReasoningState) -> list[int]:
-        plan, _, _ = self._plan(state)
-        return list(dict.fromkeys(plan.header_nodes))
+        """Solve now; the trace starts empty and grows through the replayed VisitNode actions."""
+        self._plan(state)
+        return []
 
     def step(self, state: ReasoningState) -> Decision:
         _, _, decisions = self._plan(state)
