@@ -19,7 +19,7 @@ from celltrace.server.api.deps import (
 )
 from celltrace.server.api.errors import ApiError, llm_failure
 from celltrace.server.api.runner import Emit, EngineJob
-from celltrace.server.api.runtime import OFFLINE_MODULE, Runtime, module_available
+from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
 from celltrace.shared.actions import actions_for_answer
 from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
@@ -41,8 +41,6 @@ async def ask_job(
     if body.engine == "llm" and not settings.llm_configured:
         raise ApiError(409, "engine_unavailable", "engine 'llm' is not available: no LLM model is configured")
     uses_llm = body.engine == "llm" or (body.engine == "auto" and settings.llm_configured)
-    if not uses_llm and not module_available(OFFLINE_MODULE):
-        raise ApiError(409, "engine_unavailable", "the offline engine is not available on this server")
     table = await run_in_threadpool(to_table, body.table, runtime.server)
 
     def work(emit: Emit) -> AskResult:

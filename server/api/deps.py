@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from celltrace.server.api.errors import ApiError
 from celltrace.server.api.limits import InflightSlots
-from celltrace.server.api.runtime import LONGFORM_MODULE, Runtime, module_available
+from celltrace.server.api.runtime import Runtime
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
 from celltrace.shared.schemas import AskResult, TablePayload
@@ -65,12 +65,9 @@ def get_ask_engine() -> AskEngine:
 
 
 def get_longform_engine() -> LongformEngine:
-    """The long-form engine; 409 while it is not installed."""
-    if not module_available(LONGFORM_MODULE):
-        raise ApiError(409, "engine_unavailable", "the long-form engine is not available on this server")
-    from celltrace.server.longform.engine import answer_longform  # type: ignore[import-not-found]
+    from celltrace.server.longform.engine import answer_longform
 
-    return answer_longform  # type: ignore[no-any-return]
+    return answer_longform
 
 
 AskEngineDep = Annotated[AskEngine, Depends(get_ask_engine)]

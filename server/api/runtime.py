@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import threading
 from collections import OrderedDict
@@ -19,9 +18,6 @@ from celltrace.server.settings import STAGES, Settings
 log = logging.getLogger("celltrace.server")
 K = TypeVar("K")
 V = TypeVar("V")
-
-OFFLINE_MODULE = "celltrace.server.engine.offline_policy"
-LONGFORM_MODULE = "celltrace.server.longform.engine"
 
 
 class LRU(Generic[K, V]):
@@ -48,12 +44,9 @@ class LRU(Generic[K, V]):
         return len(self._items)
 
 
-def module_available(name: str) -> bool:
-    """True when `name` can be imported (checked without importing it)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
+def available_engines(settings: Settings) -> list[str]:
+    """Engines that can run: offline always, llm and longform when an LLM is configured."""
+    return ["offline", "llm", "longform"] if settings.llm_configured else ["offline"]
 
 
 def stage_models(settings: Settings) -> dict[str, str]:
@@ -95,13 +88,7 @@ class Runtime:
         self.graph_cache = LRU(self.server.graph_cache_size)
 
     def engines(self) -> list[str]:
-        """Engines this server can run now: offline, and llm/longform when an LLM is configured."""
-        names = ["offline"] if module_available(OFFLINE_MODULE) else []
-        if self.engine.llm_configured:
-            names.append("llm")
-            if module_available(LONGFORM_MODULE):
-                names.append("longform")
-        return names
+        return available_engines(self.engine)
 
     def close(self) -> None:
         """Stop taking engine work; running engines finish in their threads (not awaited)."""

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import typer
 
 from celltrace.server import __version__
-from celltrace.server.api.runtime import LONGFORM_MODULE, OFFLINE_MODULE, module_available, stage_models
+from celltrace.server.api.runtime import available_engines, stage_models
 from celltrace.server.commands.serve_cmd import load_server_settings
 from celltrace.server.settings import Settings
 
@@ -51,8 +51,7 @@ def doctor() -> None:
         lines += [f"  model {stage}: {model}" for stage, model in stage_models(engine).items()]
     else:
         lines.append("llm: not configured (set CELLTRACE_MODEL and/or OPENAI_BASE_URL); auto uses offline")
-    lines.append(f"offline engine: {_available(OFFLINE_MODULE)}")
-    lines.append(f"long-form engine: {_available(LONGFORM_MODULE)}")
+    lines.append(f"engines: {', '.join(available_engines(engine))}")
     ok, embedding = _embedding() if engine.dense_retrieval else (True, "dense retrieval off (not loaded)")
     lines.append(f"embedding model: {embedding}")
     lines.append(f"sandbox isolation: {isolation_info()}")
@@ -70,7 +69,3 @@ def doctor() -> None:
 
 def _set(value: str | None) -> str:
     return "set" if value else "not set"
-
-
-def _available(module: str) -> str:
-    return "available" if module_available(module) else "not installed"
