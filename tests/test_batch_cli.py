@@ -194,7 +194,6 @@ def test_bad_input_is_one_line_and_leaves_no_file(book, fake, monkeypatch, capsy
 
 
 def test_offline_engine_end_to_end(book, monkeypatch, capsys) -> None:
-    pytest.importorskip("celltrace.server.engine.offline_policy", reason="offline engine not landed yet")
     code, out, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A51",
         "--engine", "offline", "--workers", "2",

@@ -25,6 +25,7 @@ from celltrace.server.engine import api
 from celltrace.server.engine.api import answer_question
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.prompting import render
+from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.schemas import StepAction
 from celltrace.shared.table import Table
@@ -283,9 +284,13 @@ def test_auto_fast_path(
     assert streamed == [a.name for s in result.steps for a in s.actions[:1]]  # only the returned episode
 
 
-def test_offline_engine_unavailable_is_a_failed_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "_offline_policy", lambda settings: None)
-    result = answer_question(figure6_table(), QUESTION, engine="offline")
-    assert (
-        result.status == "failed" and result.engine == "offline" and "not available" in (result.error or "")
-    )
+class _CrashingPolicy(_StubOffline):
+    def start(self, state):
+        raise RuntimeError("policy bug")
+
+
+def test_a_crashing_policy_is_a_failed_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "_offline_policy", lambda settings: _CrashingPolicy(1.0))
+    result = answer_question(figure6_table(), QUESTION, engine="offline", settings=Settings(_env_file=None))
+    assert result.status == "failed" and result.engine == "offline"
+    assert result.error == "internal error: RuntimeError: policy bug"

@@ -55,10 +55,7 @@ def answer_question(
                 return _result(question, "offline", *fast, started)
         policy = _llm_policy(settings) if chosen == "llm" else _offline_policy(settings)
         state = ReasoningState(question, table, graph, settings, retriever)
-        if policy is None:
-            final = _failed("the offline engine is not available (celltrace.server.engine.offline_policy)")
-        else:
-            final = run_episode(policy, state, on_step)
+        final = run_episode(policy, state, on_step)
         return _result(question, chosen, state, final, started)
     except Exception as exc:
         if settings.raise_errors:
@@ -75,11 +72,8 @@ def answer_question(
 
 def _fast_path(state: ReasoningState, on_step: OnStep | None) -> tuple[ReasoningState, FinalAnswer] | None:
     """The offline episode when it answers confidently enough (its steps replayed to `on_step`)."""
-    policy = _offline_policy(state.settings)
-    if policy is None:
-        return None
     try:
-        final = run_episode(policy, state)
+        final = run_episode(_offline_policy(state.settings), state)
     except Exception:
         if state.settings.raise_errors:
             raise
@@ -104,13 +98,10 @@ def _llm_policy(settings: Settings) -> Policy:
     return LLMPolicy(LLMClient(settings))
 
 
-def _offline_policy(settings: Settings) -> Policy | None:
-    """The offline policy, or None while its module is not installed."""
-    try:
-        from celltrace.server.engine.offline_policy import OfflinePolicy  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return OfflinePolicy(settings)  # type: ignore[no-any-return]
+def _offline_policy(settings: Settings) -> Policy:
+    from celltrace.server.engine.offline_policy import OfflinePolicy
+
+    return OfflinePolicy(settings)
 
 
 def _result(
