@@ -14,6 +14,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from celltrace.server import __version__
 from celltrace.server.api import ask, errors, graph, health, longform
+from celltrace.server.api.auth import BearerAuthMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
 from celltrace.server.api.runtime import Runtime, warm_up
 from celltrace.server.server_settings import ServerSettings
@@ -48,6 +49,7 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
     app.add_middleware(
         RequestLimitsMiddleware, max_body_bytes=server.max_body_bytes, max_cells=server.max_cells
     )
+    app.add_middleware(BearerAuthMiddleware, token=server.token_value())
     if server.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -370,6 +370,15 @@ def test_401_when_token_set(route: str) -> None:
     assert right.status_code != 401
 
 
+def test_401_comes_before_body_validation_and_size_limits() -> None:
+    with client(token="s3cret-token") as c:
+        invalid = c.post("/v1/ask", json={"question": 3})
+        oversized = c.post("/v1/graph", content=b"x" * 64, headers={"Content-Length": str(10**9)})
+        public = c.get("/v1/health")
+    assert invalid.status_code == oversized.status_code == 401
+    assert public.status_code == 200
+
+
 def test_no_auth_without_token() -> None:
     with client() as c:
         assert c.post("/v1/graph", json={"table": TABLE}).status_code == 200

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Depends
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from celltrace.server.api.auth import bearer_scheme
 from celltrace.server.api.deps import (
     AskEngineDep,
     RuntimeDep,
     check_question,
     llm_slot,
-    require_token,
     to_table,
 )
 from celltrace.server.api.errors import ApiError, llm_failure
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState
 
 ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
-router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(require_token)], responses=ERRORS)
+router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 
 async def ask_job(

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from celltrace.server.api.errors import ApiError
 from celltrace.server.api.limits import InflightSlots
@@ -35,22 +33,6 @@ def get_engine_settings(runtime: RuntimeDep) -> Settings:
 
 ServerSettingsDep = Annotated[ServerSettings, Depends(get_server_settings)]
 EngineSettingsDep = Annotated[Settings, Depends(get_engine_settings)]
-
-_bearer = HTTPBearer(auto_error=False, description="required when the server has CELLTRACE_TOKEN set")
-
-
-def require_token(
-    settings: ServerSettingsDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> None:
-    """401 unless `Authorization: Bearer <CELLTRACE_TOKEN>` (no check when no token is configured)."""
-    expected = settings.token_value()
-    if expected is None:
-        return
-    given = credentials.credentials if credentials is not None else ""
-    if not hmac.compare_digest(given.encode(), expected.encode()):
-        raise ApiError(401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
-
 
 AskEngine = Callable[..., AskResult]
 """`answer_question(table, question, engine, settings, on_step)`."""

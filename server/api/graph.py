@@ -6,14 +6,15 @@ import asyncio
 
 from fastapi import APIRouter, Depends
 
-from celltrace.server.api.deps import RuntimeDep, require_token, to_table
+from celltrace.server.api.auth import bearer_scheme
+from celltrace.server.api.deps import RuntimeDep, to_table
 from celltrace.server.api.runtime import Runtime
 from celltrace.shared.api_models import ErrorBody, GraphRequest
 from celltrace.shared.graph_json import graph_result
 from celltrace.shared.schemas import GraphResult, TablePayload
 
 ERRORS = {code: {"model": ErrorBody} for code in (401, 413, 422)}
-router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Depends(require_token)], responses=ERRORS)
+router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 
 def _graph(payload: TablePayload, runtime: Runtime) -> GraphResult:

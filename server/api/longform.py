@@ -10,12 +10,12 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
+from celltrace.server.api.auth import bearer_scheme
 from celltrace.server.api.deps import (
     LongformEngineDep,
     RuntimeDep,
     check_question,
     llm_slot,
-    require_token,
     to_table,
 )
 from celltrace.server.api.errors import ApiError, llm_failure
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from celltrace.server.longform.schemas import LongformStep
 
 ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
-router = APIRouter(prefix="/v1", tags=["longform"], dependencies=[Depends(require_token)], responses=ERRORS)
+router = APIRouter(prefix="/v1", tags=["longform"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 
 class LongformResponse(LongformResult):
