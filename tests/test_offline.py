@@ -78,7 +78,7 @@ def test_sum_of_listed_items() -> None:
 
 def test_percent_of_total_and_ratio() -> None:
     plan, g = run(STATEMENT, "what percentage of total operating revenue was cargo in 2017?")
-    assert plan.operation == "percent_of" and plan.answer == ["3.83"]
+    assert plan.operation == "percent_of" and plan.answer == ["0.038283"]
     assert cells(g, plan.answer_nodes) == [(4, 1), (5, 1)]
     plan, _ = run(SURVEY, "how many times the number of men in alberta was the number in ontario?")
     assert plan.operation == "ratio" and plan.answer in (["2"], ["0.5"])
@@ -116,7 +116,7 @@ def test_count_and_computed_formatting() -> None:
     assert ops.compute("sum", nums) == "6.75"
     assert ops.compute("diff", nums[1:]) == "-0.5"
     assert ops.compute("average", [ops.Num(1, 0, False), ops.Num(2, 0, False)]) == "1.5"
-    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.33"
+    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333333"
     assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(0, 0, False)]) is None
     assert ops.parse("(7.8)") == ops.Num(-7.8, 1, False)
 
@@ -158,3 +158,32 @@ def test_respectively_returns_one_cell_per_item() -> None:
     plan, g = run(SURVEY, "what percent of men lived in ontario and quebec respectively?")
     assert (plan.operation, plan.answer) == ("lookup_each", ["40.5", "30.2"])
     assert cells(g, plan.answer_nodes) == [(2, 2), (3, 2)]
+
+
+def test_ratio_of_operands_named_at_an_outer_header_level() -> None:
+    plan, g = run(SURVEY, "how many times were there as many women as men in ontario?")
+    assert (plan.operation, plan.answer) == ("ratio", ["1.25"])
+    assert cells(g, plan.answer_nodes) == [(2, 1), (2, 3)]
+
+
+def test_share_of_the_aggregate_line() -> None:
+    plan, g = run(STATEMENT, "in 2016, what percentage of revenue came from cargo?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["0.036545"])
+    assert cells(g, plan.answer_nodes) == [(4, 2), (5, 2)]
+
+
+def test_decrease_asked_as_an_amount_is_positive() -> None:
+    plan, g = run(STATEMENT, "by how much did cargo revenue decline in 2015?")
+    assert (plan.operation, plan.answer) == ("opposite", ["7.8"])
+    assert cells(g, plan.answer_nodes) == [(4, 3)]
+    plan, _ = run(STATEMENT, "what was cargo revenue in 2015?")
+    assert (plan.operation, plan.answer) == ("lookup", ["(7.8)"])
+
+
+def test_share_and_decrease_vocabulary() -> None:
+    assert ops.asks_share("how many percentage points did research account for of all obligations?")
+    assert ops.asks_share("what proportion of cases were theft?")
+    assert not ops.asks_share("how many percentage points did gdp decrease?")
+    assert ops.asks_decrease("how many percentage points did gdp decline in 2014?")
+    assert not ops.asks_decrease("how many percentage points did gdp rise in 2014?")
+    assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333333"

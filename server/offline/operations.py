@@ -5,8 +5,11 @@ terms). Detection is ordered: pair choice ("A or B") → argmax/argmin ("which �
 ratio/percent → difference → average → sum → max/min → count → lookup.
 
 Formatting rule for computed values: sums and differences keep the most decimals shown by their
-inputs; ratios, percentages and averages keep `max(2, input decimals)` decimals; trailing zeros
-and a trailing `.` are dropped (`55.0` → `55`). A lookup returns the cell's displayed text.
+inputs; averages keep `max(2, input decimals)` decimals; ratios and shares keep `RATIO_DECIMALS`
+(a share `what percent of the whole was the part` is written as the fraction part / whole,
+`0.387578`, the convention of the reference answers); trailing zeros and a trailing `.` are
+dropped (`55.0` → `55`). A lookup returns the cell's displayed text; a decrease asked as an amount
+(`how much did X decline`, `DECREASE_WORDS`) on a negative cell returns the magnitude.
 """
 
 from __future__ import annotations
@@ -52,6 +55,17 @@ DIFF_PHRASES = (
 )
 RATIO_PHRASES = ("how many times", "times as", "times more", "times higher", "ratio", "fold")
 PERCENT_OF_PHRASES = ("what percent", "what percentage", "what proportion", "what share", "what fraction")
+SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\baccount(?:s|ed|ing)?\b")
+"""`how many percentage points did X account for (of Y)`: a share asked without `what percent`."""
+DECREASE_WORDS = _vocab(
+    """
+    decrease decreased decreases decline declined declines drop dropped drops fall fell fallen falls
+    down reduce reduced reduces reduction recede receded shrink shrank shrunk less lower fewer
+    difference gap
+    """
+)
+RATIO_DECIMALS = 6
+"""Decimals kept for ratios and shares (strict EM compares at the reference's shown precision)."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
@@ -74,6 +88,16 @@ def direction(question: str) -> Literal["max", "min"] | None:
         if w in LESS_WORDS:
             return "min"
     return None
+
+
+def asks_share(question: str) -> bool:
+    """The question asks for the part of a whole (`what percent of …`, `… percent … account for`)."""
+    return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(question.lower()))
+
+
+def asks_decrease(question: str) -> bool:
+    """The question asks how much something fell (decrease/decline/drop/less … wording)."""
+    return any(w in DECREASE_WORDS for w in words(question))
 
 
 def asks_label(question: str) -> bool:
@@ -136,10 +160,8 @@ def compute(op: Op, nums: list[Num]) -> str | None:
         return fmt(vals[0] - vals[1], dec)
     if op == "average":
         return fmt(sum(vals) / len(vals), max(2, dec))
-    if op == "ratio" and len(vals) == 2 and vals[1] != 0:
-        return fmt(vals[0] / vals[1], max(2, dec))
-    if op == "percent_of" and len(vals) == 2 and vals[1] != 0:
-        return fmt(100 * vals[0] / vals[1], max(2, dec))
+    if op in ("ratio", "percent_of") and len(vals) == 2 and vals[1] != 0:
+        return fmt(vals[0] / vals[1], RATIO_DECIMALS)
     if op == "max":
         return fmt(max(vals), dec)
     if op == "min":

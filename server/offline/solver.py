@@ -21,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.retrieval import STOPWORDS, Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
@@ -300,7 +301,7 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
 
     lookup_is_percent = _lookup_is_percent(g)
     for op, test in (
-        ("percent_of", lambda q: ops.has_phrase(q, ops.PERCENT_OF_PHRASES) and not lookup_is_percent),
+        ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
         ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES))),
         ("average", lambda q: free(_stems(tuple(ops.AVERAGE_WORDS)))),
@@ -314,7 +315,7 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         plan = _solve_respectively(g)
         if plan is not None:
             return plan
-    return _solve_lookup(g)
+    return compose.opposite_of_decrease(_solve_lookup(g), question)
 
 
 def _joined(q: str) -> bool:
@@ -589,6 +590,9 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         plan = _compute_plan(g, op, axis, chosen, fixed)
         if plan is not None:
             return plan
+    plan = _solve_indirect(g, op)
+    if plan is not None:
+        return plan
     if op == "average" or (op == "sum" and set(ops.words(g.q)) & {"sum", "combined", "altogether"}):
         _, best_row = g.best(g.rows)[0]
         _, best_col = g.best(g.cols)[0]
@@ -598,6 +602,27 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             fixed, axis, members = best_col, "row", g.rows
         return _compute_plan(g, op, axis, [ln for ln in members if not _is_aggregate(ln)], fixed)
     return None
+
+
+def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
+    """Two operands named at any header level (`compose`): a ratio, or the part of a whole."""
+    if op == "percent_of":
+        grounded = compose.part_and_whole(g)
+    elif op == "ratio" and not _lookup_names(g, ops.RATIO_PHRASES):
+        grounded = compose.operand_pair(g)
+    else:
+        return None
+    return None if grounded is None else _compute_plan(g, op, *grounded)
+
+
+def _lookup_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
+    """The best single cell's headers already name the operation (a `ratio` column): a lookup."""
+    ranked = _ranked_cells(g)
+    if not ranked:
+        return False
+    _, row, col = ranked[0]
+    labels = {t for n in row.path + col.path for t in _label_tokens(n.text)}
+    return bool(labels & _stems(phrases))
 
 
 def _compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:

@@ -1,0 +1,174 @@
+"""Operand grounding for arithmetic questions whose operands are named indirectly.
+
+A ratio or difference question names its two operands anywhere in the header hierarchy (`how many
+times did non-indigenous csds have as many businesses as first nations` → the column groups
+`non-indigenous …` and `first nations`, each qualified by inner labels the question also names). A
+share question (`what percentage of … was theft`) names the part; the whole is the table's
+aggregate line on the same axis. A decrease asked as a magnitude (`how much did X decline`) whose
+cell shows a negative change answers with the opposite sign.
+
+Every function returns lines (or a rewritten plan); the arithmetic itself is `operations.compute`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline import solver as sv
+from celltrace.shared.graph import Node, normalise_text
+
+if TYPE_CHECKING:
+    from celltrace.server.offline.solver import Grounder, Line, Plan
+
+Operand = tuple[Node, frozenset[int]]
+"""A named header node and the indices of the lines under it."""
+OPERAND_MIN_MENTION = 0.5
+"""A header node counts as a named operand when the question mentions at least this much of it."""
+
+
+def _position(g: Grounder, node: Node) -> int:
+    """Where the question mentions a label: its text, else its first matched word (999: not found)."""
+    text = normalise_text(node.text)
+    pos = g.qnorm.find(text)
+    if pos >= 0:
+        return pos
+    stems = set(sv._label_tokens(node.text))
+    offset = 0
+    for word in g.qnorm.split():
+        if set(sv.tokens(word)) & stems:
+            return offset
+        offset += len(word) + 1
+    return 999
+
+
+def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
+    """Header nodes (any level) the question names that single out a subset of `lines`.
+
+    A label repeated under several groups (`employer` under each community type) qualifies rather
+    than names an operand and is skipped, as is a label that spans every line or whose text lies
+    inside a longer named label.
+    """
+    under: dict[int, set[int]] = {}
+    nodes: dict[int, Node] = {}
+    for ln in lines:
+        for n in ln.path:
+            nodes[n.id] = n
+            under.setdefault(n.id, set()).add(ln.index)
+    texts = [normalise_text(n.text) for n in nodes.values()]
+    named = [
+        n for n in nodes.values()
+        if len(under[n.id]) < len(lines) and texts.count(normalise_text(n.text)) == 1
+        and g.mention(n) >= OPERAND_MIN_MENTION
+    ]
+    keys = [normalise_text(n.text) for n in named]
+    return [
+        (n, frozenset(under[n.id])) for n, k in zip(named, keys, strict=True)
+        if not any(k != o and f" {k} " in f" {o} " for o in keys)
+    ]
+
+
+def _parallel_lines(g: Grounder, lines: list[Line], a: Operand, b: Operand) -> tuple[Line, Line]:
+    """The best-grounded line under each operand, preferring lines with the same inner labels."""
+    ops_ids = {a[0].id, b[0].id}
+
+    def inner(ln: Line) -> tuple[str, ...]:
+        return tuple(normalise_text(n.text) for n in ln.path if n.id not in ops_ids)
+
+    pairs = [(x, y) for x in lines if x.index in a[1] for y in lines if y.index in b[1]]
+    return max(
+        pairs,
+        key=lambda p: (g.line_score(p[0]) + g.line_score(p[1]) + 0.5 * (inner(p[0]) == inner(p[1])),
+                       -p[0].index, -p[1].index),
+    )
+
+
+def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
+    """Two disjoint named operands on one axis, in question order, and the fixed line on the other.
+
+    Returns (axis of the operands, [first, second] lines, fixed line) or None.
+    """
+    best: tuple[float, str, list[Line], Line] | None = None
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        named = operand_nodes(g, lines)
+        pairs = [
+            (g.mention(a) + g.mention(b), a, sa, b, sb)
+            for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:] if not sa & sb
+        ]
+        if not pairs:
+            continue
+        score, a, sa, b, sb = max(pairs, key=lambda p: p[0])
+        if best is not None and score <= best[0]:
+            continue
+        ordered = sorted([(a, sa), (b, sb)], key=lambda op: _position(g, op[0]))
+        first, second = _parallel_lines(g, lines, *ordered)
+        best = (score, axis, [first, second], g.best(other)[0][1])
+    return None if best is None else best[1:]
+
+
+def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
+    """A share `part / whole`: the named part nearest the question's percent wording, and the
+    aggregate line (total/all) of the same axis that is its whole.
+
+    The whole is the aggregate line in the part's own group when there is one, else the most
+    mentioned, then the most generic (fewest words), then the last aggregate line of the axis.
+    """
+    found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
+    anchor = min((p for p in found if p >= 0), default=0)
+    best: tuple[int, str, list[Line], Line] | None = None
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        totals = [ln for ln in lines if sv._is_aggregate(ln)]
+        named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)]
+        if not totals or not named:
+            continue
+        node, members = min(named, key=lambda ns: _distance(_position(g, ns[0]), anchor))
+        dist = _distance(_position(g, node), anchor)
+        if best is not None and dist >= best[0]:
+            continue
+        part = max((ln for ln in lines if ln.index in members), key=lambda ln: (g.line_score(ln), -ln.index))
+        whole = max(totals, key=lambda ln: _whole_rank(g, part, ln))
+        fixed = _count_line(g, other)
+        best = (dist, axis, [part, whole], fixed)
+    return None if best is None else best[1:]
+
+
+def _distance(pos: int, anchor: int) -> int:
+    """Text distance, a label after the anchor preferred over one before it."""
+    return pos - anchor if pos >= anchor else 500 + anchor - pos
+
+
+def _all_aggregate(lines: list[Line], members: frozenset[int]) -> bool:
+    return all(sv._is_aggregate(ln) for ln in lines if ln.index in members)
+
+
+def _whole_rank(g: Grounder, part: Line, total: Line) -> tuple[int, float, int, int]:
+    shared = 0
+    for x, y in zip(part.path[:-1], total.path[:-1], strict=False):
+        if x.id != y.id:
+            break
+        shared += 1
+    label = total.label
+    mention = round(g.mention(label), 1) if label else 0.0
+    n_words = len(sv._label_tokens(label.text)) if label else 0
+    return shared, mention, -n_words, total.index
+
+
+def _count_line(g: Grounder, lines: list[Line]) -> Line:
+    """The best-grounded line that holds counts rather than percentages (a share is computed)."""
+    ranked = [ln for _, ln in g.best(lines)]
+    counts = [ln for ln in ranked if not any("percent" in sv._label_tokens(n.text) or "%" in n.text
+                                             for n in ln.path)]
+    return (counts or ranked)[0]
+
+
+def opposite_of_decrease(plan: Plan, question: str) -> Plan:
+    """A decrease asked as an amount (`how much did X decline`) on a negative cell: its magnitude."""
+    if plan.operation != "lookup" or len(plan.answer) != 1 or not ops.asks_decrease(question):
+        return plan
+    num = ops.parse(plan.answer[0])
+    if num is None or num.value >= 0:
+        return plan
+    plan.answer = [ops.fmt(-num.value, num.decimals)]
+    plan.operation = "opposite"
+    plan.explanation += " (a decrease, given as a positive amount)"
+    return plan
