@@ -187,3 +187,13 @@ def test_share_and_decrease_vocabulary() -> None:
     assert ops.asks_decrease("how many percentage points did gdp decline in 2014?")
     assert not ops.asks_decrease("how many percentage points did gdp rise in 2014?")
     assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333333"
+
+
+def test_ranked_label_wording() -> None:
+    assert ops.asks_ranked_label("by household size,which kind of people were more likely to report it?")
+    assert ops.asks_ranked_label("where were men more likely to die?")
+    assert ops.asks_ranked_label("what was the most common charge in 2015?")
+    assert not ops.asks_ranked_label("what percent of women who had children were most satisfied?")
+    assert not ops.asks_ranked_label("how many households where the income was highest received care?")
+    plan, _ = run(SURVEY, "by province,where were there the most women?")
+    assert (plan.operation, plan.answer) == ("argmax", ["ontario"])

@@ -106,6 +106,19 @@ def asks_label(question: str) -> bool:
     return bool(LABEL_QUESTION.match(q)) or " which " in f" {q} " or q.startswith(("who ", "whom "))
 
 
+RANKED_LABEL = re.compile(r"(?:^|[,;:])\s*(?:which|where|who|whom)\b|\bmost (?:common|frequent)\b|^\s*list\b")
+"""Wording that, with a more/less direction, asks which member ranks first: a clause opening with
+which/where/who (`…, where were people more likely to …`), `most common`, or a `list …` request."""
+QUANTITY = re.compile(r"\bhow (?:many|much)\b|\b(?:percent|percentage|proportion|number|rate)\s+of\b")
+"""Wording that asks for an amount (the question then wants a value, not a label)."""
+
+
+def asks_ranked_label(question: str) -> bool:
+    """The question asks for the label of the top- or bottom-ranked member, not for its value."""
+    q = question.lower().strip()
+    return asks_label(q) or (bool(RANKED_LABEL.search(q)) and not QUANTITY.search(q))
+
+
 def pair_options(question: str) -> tuple[str, str] | None:
     """The two alternatives of an `A or B` question, around the last ` or `.
 

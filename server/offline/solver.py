@@ -287,7 +287,7 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         plan = _solve_pair(g, pair)
         if plan is not None:
             return plan
-    if ops.asks_label(question) and ops.direction(question) is not None:
+    if ops.asks_ranked_label(question) and ops.direction(question) is not None:
         plan = _solve_argmax(g)
         if plan is not None:
             return plan
