@@ -64,6 +64,7 @@ class HeaderModel:
     section_rows: frozenset[int] = frozenset()
     _row_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
     _col_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
+    _unit_rows: dict[int, Node] = field(default_factory=dict, repr=False)
 
     # ---- classification -----------------------------------------------------------------------
     def is_header(self, node: Node) -> bool:
@@ -150,6 +151,8 @@ class HeaderModel:
         n = self.graph.node_at(r, c)
         if not n.empty:
             return n
+        if c >= self.header_cols and r in self._unit_rows:
+            return self._unit_rows[r]
         if r >= self.header_rows - 1 or c < self.header_cols:
             return None
         # blank upper header cell: inherit from the left if the level below is filled here
@@ -237,7 +240,24 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
 
     model = HeaderModel(graph, header_rows, header_cols, frozenset(sections))
     model._row_parents = _row_parents(graph, model, sections)
+    model._unit_rows = _unit_rows(graph, model)
     return model
+
+
+def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
+    """Header rows whose only label sits over the first data column (`percent` then blanks).
+
+    Such a label names the unit of every data column (it is a spanning header written once).
+    """
+    out: dict[int, Node] = {}
+    if graph.n_cols - model.header_cols < 2:
+        return out
+    for r in range(model.header_rows):
+        cells = {graph.node_at(r, c).id: graph.node_at(r, c) for c in range(model.header_cols, graph.n_cols)}
+        labels = [n for n in cells.values() if not n.empty]
+        if len(labels) == 1 and labels[0].c0 == model.header_cols and len(cells) > 1:
+            out[r] = labels[0]
+    return out
 
 
 def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> dict[int, list[Node]]:

@@ -116,3 +116,17 @@ def test_text_only_table_keeps_first_row_and_column() -> None:
     t = Table(text=[["name", "team"], ["ann", "red"], ["bob", "blue"]])
     h = infer_headers(CellGraph(t))
     assert (h.header_rows, h.header_cols) == (1, 1)
+
+
+def test_unit_row_written_once_spans_every_data_column() -> None:
+    t = Table(
+        text=[
+            ["", "lowest quartile", "highest quartile", "total"],
+            ["", "percent", "", ""],
+            ["has internet access", "95.8", "99.8", "98.8"],
+        ]
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert h.header_rows == 2
+    assert texts(h.col_path(g.node_at(2, 3))) == ["total", "percent"]

@@ -197,3 +197,50 @@ def test_ranked_label_wording() -> None:
     assert not ops.asks_ranked_label("how many households where the income was highest received care?")
     plan, _ = run(SURVEY, "by province,where were there the most women?")
     assert (plan.operation, plan.answer) == ("argmax", ["ontario"])
+
+
+CI_TABLE = Table(
+    text=[
+        ["characteristic", "total", "", "", "women", "", ""],
+        ["", "estimate", "95% confidence interval", "", "estimate", "95% confidence interval", ""],
+        ["", "", "from", "to", "", "from", "to"],
+        ["has internet access", "98.8", "98.1", "99.3", "98.5", "97.6", "99.1"],
+        ["does not have internet access", "1.2", "0.7", "1.9", "1.5", "0.9", "2.4"],
+    ],
+    merges=[(0, 1, 0, 3), (0, 4, 0, 6), (1, 2, 1, 3), (1, 5, 1, 6)],
+)
+
+
+def test_percent_after_a_number_is_not_the_percent_unit() -> None:
+    plan, g = run(CI_TABLE, "what percentage of women had internet access?")
+    assert plan.answer == ["98.5"] and cells(g, plan.answer_nodes) == [(3, 4)]
+
+
+def test_unqualified_group_defaults_to_the_total_and_negation_is_matched() -> None:
+    plan, g = run(CI_TABLE, "what percentage did not have internet access?")
+    assert plan.answer == ["1.2"] and cells(g, plan.answer_nodes) == [(4, 1)]
+    plan, _ = run(CI_TABLE, "what percentage had internet access?")
+    assert plan.answer == ["98.8"]
+
+
+def test_how_many_percentage_points_asks_for_the_percent_column() -> None:
+    for q in ("how many percentage points of women lived in quebec?",
+              "how manypercentage points of women lived in quebec?"):
+        plan, _ = run(SURVEY, q)
+        assert plan.answer == ["24.0"], q
+    plan, _ = run(SURVEY, "how many women lived in quebec?")
+    assert plan.answer == ["80"]
+
+
+def test_label_completeness_counts_only_what_it_adds_to_its_parents() -> None:
+    t = Table(
+        text=[
+            ["", "immigrant", ""],
+            ["", "all", "recent immigrant"],
+            ["refugee", "15", "8"],
+            ["family class", "27", "24"],
+        ],
+        merges=[(0, 1, 0, 2)],
+    )
+    plan, _ = run(t, "what was the figure for refugee immigrants?")
+    assert plan.answer == ["15"]

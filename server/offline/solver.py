@@ -75,9 +75,7 @@ class Grounder:
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
-        self.qwords = _content_words(question)
-        if re.search(r"\bhow many\b", self.qnorm):
-            self.qwords.append(("number", "number"))
+        self.qwords = _quantity_words(self.qnorm, _content_words(question))
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
@@ -126,14 +124,19 @@ class Grounder:
             m = self._match[node.id] = _match_words(node.text, self.qwords)
         return m
 
-    def mention(self, node: Node) -> float:
-        """How completely the question mentions a label, in [0, 1]."""
+    def mention(self, node: Node, known: frozenset[str] = frozenset()) -> float:
+        """How completely the question mentions a label, in [0, 1].
+
+        Tokens in `known` (those the label shares with its parents) are left out unless nothing
+        else remains: `recent immigrant` under `immigrant` is mentioned only if `recent` is.
+        """
         text = normalise_text(node.text)
         if not text:
             return 0.0
         if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
             return 1.0
         ltoks = _label_tokens(node.text)
+        ltoks = [t for t in ltoks if t not in known] or ltoks
         lex = 0.0
         if ltoks:
             m = self.matched(node)
@@ -179,17 +182,18 @@ class Grounder:
         if line.label is None:
             return 0.0
         parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
-        return 0.3 * self.mention(line.label) + 0.05 * parents
+        known = frozenset(t for n in line.path[:-1] for t in _label_tokens(n.text))
+        return 0.3 * self.mention(line.label, known) + 0.05 * parents
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness.
 
         An aggregate line (total/all) gets a small default bonus: an unqualified question means it.
         """
-        return self.coverage(line) + self._label_bonus(line) + (0.02 if _is_aggregate(line) else 0.0)
+        return self.coverage(line) + self._label_bonus(line) + 0.02 * _under_aggregate(line)
 
     def pair_score(self, row: Line, col: Line) -> float:
-        agg = 0.02 * (_is_aggregate(row) + _is_aggregate(col))
+        agg = 0.02 * (_under_aggregate(row) + _under_aggregate(col))
         return self.coverage(row, col) + self._label_bonus(row) + self._label_bonus(col) + agg
 
     def best(self, lines: list[Line]) -> list[tuple[float, Line]]:
@@ -200,12 +204,18 @@ class Grounder:
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "count": "number"}
 """General quantity words folded together (`percentage`/`proportion`/`%` ~ `percent`)."""
+NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
+"""English negations: kept (as the token `not`) although function words, since they flip a label."""
 
 
 def _stem_pairs(text: str) -> list[tuple[str, str]]:
-    t = normalise_text(text).replace("%", " percent ")
+    """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`)."""
+    t = re.sub(r"(\d)\s*%", r"\1", normalise_text(text)).replace("%", " percent ")
     out = []
     for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
+        if raw in NEGATION_WORDS:
+            out.append((raw, "not"))
+            continue
         if raw in STOPWORDS:
             continue
         st = tokens(raw)
@@ -220,6 +230,16 @@ def _content_words(question: str) -> list[tuple[str, str]]:
     for raw, st in _stem_pairs(question):
         seen.setdefault(st, (raw, st))
     return list(seen.values())
+
+
+def _quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Add the quantity a `how many` question asks for: a percent (`how many percentage points`,
+    also written without the space) when a percent word is present, else a count (`number`)."""
+    if re.search(r"\bhow\s*many\s*percent", qnorm) and all(st != "percent" for _, st in qwords):
+        return [*qwords, ("percent", "percent")]
+    if re.search(r"\bhow many\b", qnorm) and all(st != "percent" for _, st in qwords):
+        return [*qwords, ("number", "number")]
+    return qwords
 
 
 def _label_tokens(text: str) -> list[str]:
@@ -275,6 +295,11 @@ def _value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
 def _is_aggregate(line: Line) -> bool:
     lab = line.label
     return lab is not None and bool(set(normalise_text(lab.text).split()) & AGGREGATE_LABEL_WORDS)
+
+
+def _under_aggregate(line: Line) -> bool:
+    """Some label of the path is an aggregate (`total > percent`): the default when unqualified."""
+    return any(set(normalise_text(n.text).split()) & AGGREGATE_LABEL_WORDS for n in line.path)
 
 
 def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None) -> Plan:
