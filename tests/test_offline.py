@@ -6,7 +6,7 @@ import pytest
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.solver import Plan, solve
+from celltrace.server.offline.solver import Grounder, Plan, solve
 from celltrace.server.retrieval import Retriever
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
@@ -244,3 +244,27 @@ def test_label_completeness_counts_only_what_it_adds_to_its_parents() -> None:
     )
     plan, _ = run(t, "what was the figure for refugee immigrants?")
     assert plan.answer == ["15"]
+
+
+def test_respectively_items_at_an_outer_header_level_in_question_order() -> None:
+    plan, g = run(SURVEY, "what percent of women and men lived in alberta, respectively?")
+    assert (plan.operation, plan.answer) == ("lookup_each", ["21.0", "20.1"])
+    assert cells(g, plan.answer_nodes) == [(4, 2), (4, 4)]
+
+
+def test_title_words_weigh_less_than_label_words() -> None:
+    t = Table(
+        text=[["", "number", "growth 2006 to 2011"], ["in a couple", "7,856", "5.0"], ["alone", "99", "1.0"]],
+        title="living arrangements, canada, 2011",
+    )
+    graph = CellGraph(t)
+    g = Grounder("how many people lived in a couple in 2011?", graph, infer_headers(graph), None)
+    assert g.w["2011"] == pytest.approx(g.w["coupl"] / 2)
+
+
+def test_derived_word_forms_match_softly() -> None:
+    plan, _ = run(
+        Table(text=[["offence", "guilty", "withdrawn"], ["theft", "61", "30"], ["fraud", "55", "40"]]),
+        "what share of theft cases ended in a withdrawal?",
+    )
+    assert plan.answer == ["30"]

@@ -29,6 +29,8 @@ from celltrace.shared.headers import HeaderModel
 
 AGGREGATE_LABEL_WORDS = frozenset({"total", "all", "overall", "average", "mean", "sum", "subtotal"})
 """Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
+TITLE_WEIGHT = 0.5
+"""Weight of question words the table title also holds: they often restate context, not a cell."""
 MAX_GRAMS = 48
 """Question n-grams embedded per question (bounds the per-question model time)."""
 EMBED_MIN = 0.6
@@ -88,7 +90,9 @@ class Grounder:
             for t in m:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
-        self.w = {t: math.log(1 + n_labels / d) for t, d in df.items()}
+        title = set(_label_tokens(graph.table.title or ""))
+        self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
+                  for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
         self._soft = self._soft_matches(list(label_nodes.values()))
 
@@ -265,6 +269,9 @@ def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if st in lstems:
             out[st] = 1.0
             continue
+        if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
+            out[st] = 0.8
+            continue
         if any(_abbreviates(lr, raw) or _abbreviates(raw, lr) for lr in lraw):
             out[st] = 0.8
             continue
@@ -277,6 +284,17 @@ def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
                     for _, st in qwords[i : i + len(lr)]:
                         out.setdefault(st, 0.8)
     return out
+
+
+DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic")
+"""English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
+`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `employ` ~ `employer`."""
+
+
+def _derived(base: str, stem: str) -> bool:
+    """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
+    return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
+            and stem[len(base):] in DERIVATION_SUFFIXES)
 
 
 def _initials_in(abbr: str, words: list[str]) -> bool:
@@ -420,22 +438,65 @@ def _solve_lookup(g: Grounder) -> Plan:
 
 
 def _solve_respectively(g: Grounder) -> Plan | None:
-    """`… A and B respectively`: one lookup per mentioned line, in question order."""
-    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
-        chosen = [ln for _, ln in _mentioned_lines(g, lines)]
-        if len(chosen) < 2:
-            continue
-        fixed = g.best(other)[0][1]
-        nodes = [
-            _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
-            for ln in chosen
-        ]
-        if all(g.h.is_data(n) for n in nodes):
-            conf = round(min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed)), 3)
-            return Plan([n.text.strip() for n in nodes], [n.id for n in nodes],
-                        _headers_for(g, [*chosen, fixed]), "lookup_each", conf,
-                        f"{len(nodes)} lookups along {axis}s")
-    return None
+    """`… A and B respectively`: one lookup per listed item, in question order.
+
+    The items are the largest set of fully mentioned sibling headers on one axis (`_listed_items`);
+    the other axis contributes its best-grounded line.
+    """
+    options = [(axis, _listed_items(g, lines), other)
+               for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols))]
+    axis, items, other = max(options, key=lambda o: len(o[1]))
+    if len(items) < 2:
+        return None
+    chosen = [ln for _, ln in items]
+    fixed = g.best(other)[0][1]
+    nodes = [_value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
+             for ln in chosen]
+    if not all(g.h.is_data(n) for n in nodes):
+        return None
+    conf = round(min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed)), 3)
+    return Plan([n.text.strip() for n in nodes], [n.id for n in nodes],
+                _headers_for(g, [*chosen, fixed]), "lookup_each", conf, f"{len(nodes)} lookups along {axis}s")
+
+
+def _listed_items(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
+    """The largest set of sibling header nodes the question fully mentions, each with its best line.
+
+    Siblings sit on one header level (a header row for columns, a header column for rows) under the
+    same outer path. A label whose tokens are a strict subset of another item's is dropped (`has
+    access` inside `does not have access`). Items come in question order.
+    """
+    groups: dict[tuple[int, tuple[int, ...]], dict[str, Node]] = {}
+    for ln in lines:
+        for depth, node in enumerate(ln.path):
+            if g.mention(node) >= 0.99:
+                key = (node.r0 if ln.axis == "col" else node.c0, tuple(n.id for n in ln.path[:depth]))
+                groups.setdefault(key, {}).setdefault(normalise_text(node.text), node)
+    best: list[tuple[Node, Line]] = []
+    best_key = (2, 0.0)
+    for found in groups.values():
+        toks = {n.id: set(_label_tokens(n.text)) for n in found.values()}
+        items = [n for n in found.values() if not any(toks[n.id] < t for t in toks.values())]
+        chosen = [(n, _best_under(g, n, lines)) for n in items]
+        key = (len(chosen), sum(g.line_score(ln) for _, ln in chosen))
+        if key > best_key:
+            best, best_key = chosen, key
+    return sorted(best, key=lambda item: _question_position(g, item[0]))
+
+
+def _best_under(g: Grounder, node: Node, lines: list[Line]) -> Line:
+    """The best-grounded line whose path holds `node` (`women > percent` rather than its CI)."""
+    under = [ln for ln in lines if any(n.id == node.id for n in ln.path)]
+    return max(under, key=lambda ln: (g.line_score(ln), -ln.index))
+
+
+def _question_position(g: Grounder, node: Node) -> int:
+    """Where the question mentions a label: its text, else its first token (words × 5)."""
+    pos = g.qnorm.find(normalise_text(node.text))
+    if pos < 0:
+        first = next(iter(tokens(node.text)), "")
+        pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
+    return pos
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
@@ -575,10 +636,7 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         if lab is None or g.mention(lab) < 0.99:
             continue
         key = normalise_text(lab.text)
-        pos = g.qnorm.find(key)
-        if pos < 0:
-            first = next(iter(tokens(lab.text)), "")
-            pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
+        pos = _question_position(g, lab)
         if key in seen_labels:
             continue
         seen_labels.add(key)
