@@ -268,3 +268,27 @@ def test_derived_word_forms_match_softly() -> None:
         "what share of theft cases ended in a withdrawal?",
     )
     assert plan.answer == ["30"]
+
+
+CLUBS = Table(
+    text=[
+        ["club", "season", "league", ""],
+        ["", "", "apps", "goals"],
+        ["stoke", "2011-12", "30", "4"],
+        ["", "2012-13", "28", "6"],
+        ["port vale", "2013-14", "35", "9"],
+    ],
+    merges=[(0, 0, 1, 0), (0, 1, 1, 1), (0, 2, 0, 3), (2, 0, 3, 0)],
+)
+
+
+def test_which_question_returns_the_unmentioned_outer_label() -> None:
+    plan, g = run(CLUBS, "which club did he play for in 2013-14?")
+    assert plan.answer == ["port vale"] and cells(g, plan.answer_nodes) == [(4, 0)]
+
+
+def test_when_question_returns_the_year_of_the_row() -> None:
+    t = Table(text=[["year", "title", "uk"], ["1992", "farewell", "55"], ["1994", "some girls", "9"]])
+    plan, g = run(t, 'when did "some girls" release?')
+    assert (plan.operation, plan.answer) == ("lookup_time", ["1994"])
+    assert cells(g, plan.answer_nodes) == [(2, 0)]

@@ -425,6 +425,12 @@ def _solve_lookup(g: Grounder) -> Plan:
         return Plan([], [], [], "lookup", 0.0, "no cell matched")
     _, row, col = ranked[0]
     conf = _confidence(g, ranked)
+    if TIME_QUESTION.search(g.qnorm):
+        when = _time_answer(g, row)
+        if when is not None:
+            hdrs = [i for i in _headers_for(g, [row]) if i != when.id]
+            return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
+                        row_headers=hdrs)
     if ops.asks_label(g.q):
         label = _label_answer(g, row, "row")
         if label is not None:
@@ -502,8 +508,9 @@ def _question_position(g: Grounder, node: Node) -> int:
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
     """For which/who questions: the label of `line` that the question asks for.
 
-    The left-band column (or top-band row) whose corner/outer header the question mentions; else
-    None when every label of the line is already mentioned (the question then asks for a value).
+    The left-band column (or top-band row) whose corner/outer header the question mentions; else the
+    outermost unmentioned label when the question names the others (`which club … in 2012-13`), the
+    innermost when it names none; None when every label is mentioned (it then asks for a value).
     """
     path = line.path
     if not path:
@@ -518,7 +525,23 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
         if best is not None and best_m >= 0.5:
             return best
     unmentioned = [n for n in path if g.mention(n) < 0.5]
-    return unmentioned[-1] if unmentioned and len(unmentioned) == len(path) else None
+    if not unmentioned:
+        return None
+    return unmentioned[-1] if len(unmentioned) == len(path) else unmentioned[0]
+
+
+TIME_QUESTION = re.compile(r"^when\b|\bwhen (?:did|was|were|is|does|do|has|had)\b|\b(?:what|which) year\b")
+"""A question asking for a point in time: answered by the year of the grounded row."""
+_HAS_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def _time_answer(g: Grounder, row: Line) -> Node | None:
+    """The first unmentioned year-bearing label of the row, else its first year-bearing data cell."""
+    cells = [g.graph.node_at(row.index, c) for c in range(g.h.header_cols, g.graph.n_cols)]
+    for n in [*row.path, *(c for c in cells if g.h.is_data(c))]:
+        if _HAS_YEAR.search(n.text) and g.mention(n) < 0.5:
+            return n
+    return None
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
