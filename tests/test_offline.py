@@ -292,3 +292,23 @@ def test_when_question_returns_the_year_of_the_row() -> None:
     plan, g = run(t, 'when did "some girls" release?')
     assert (plan.operation, plan.answer) == ("lookup_time", ["1994"])
     assert cells(g, plan.answer_nodes) == [(2, 0)]
+
+
+LASERS = Table(
+    text=[
+        ["product", "total", "", "", "males", "", "", "females", "", ""],
+        ["", "%", "95% ci", "", "%", "95% ci", "", "%", "95% ci", ""],
+        ["", "", "from", "to", "", "from", "to", "", "from", "to"],
+        ["laser pointer", "11.1", "10.3", "11.8", "58.5", "55.1", "61.8", "41.5", "38.2", "44.9"],
+        ["laser scanner", "38.7", "37.5", "39.9", "48.3", "46.9", "49.6", "51.7", "50.4", "53.1"],
+    ],
+    merges=[(0, 0, 2, 0), (0, 1, 0, 3), (0, 4, 0, 6), (0, 7, 0, 9), (1, 1, 2, 1), (1, 2, 1, 3),
+            (1, 4, 2, 4), (1, 5, 1, 6), (1, 7, 2, 7), (1, 8, 1, 9)],
+)
+
+
+def test_argmax_ranks_groups_not_their_repeated_qualifiers() -> None:
+    plan, g = run(LASERS, "which sex had a higher proportion of using a laser scanner?")
+    assert (plan.operation, plan.answer) == ("argmax", ["females"])
+    assert cells(g, plan.answer_nodes) == [(0, 7)]
+

@@ -559,6 +559,33 @@ def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
     return members or lines
 
 
+def _is_aggregate_label(node: Node) -> bool:
+    return bool(set(normalise_text(node.text).split()) & AGGREGATE_LABEL_WORDS)
+
+
+def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
+    """The members a ranking compares, each with the best-grounded line under it.
+
+    A line's member is its innermost label that is not a qualifier repeated under several groups
+    (`%`, `from`, `to` under each sex → the member is the sex). Aggregate members (total/all) are
+    left out unless nothing else remains.
+    """
+    ids: dict[str, set[int]] = {}
+    for ln in lines:
+        for n in ln.path:
+            ids.setdefault(normalise_text(n.text), set()).add(n.id)
+    best: dict[int, tuple[Node, Line]] = {}
+    for ln in lines:
+        node = next((n for n in reversed(ln.path) if len(ids[normalise_text(n.text)]) == 1), ln.label)
+        if node is None:
+            continue
+        cur = best.get(node.id)
+        if cur is None or g.line_score(ln) > g.line_score(cur[1]):
+            best[node.id] = (node, ln)
+    members = list(best.values())
+    return [m for m in members if not _is_aggregate_label(m[0])] or members
+
+
 def _solve_argmax(g: Grounder) -> Plan | None:
     axis, fixed = _pick_side(g)
     lines = _group(g.rows if axis == "row" else g.cols, None)
@@ -571,19 +598,16 @@ def _solve_argmax(g: Grounder) -> Plan | None:
             parent = next(iter(parents))
             lines = [ln for ln in lines if tuple(n.id for n in ln.path[:-1]) == parent]
     vals = []
-    for ln in lines:
+    for label, ln in _members(g, lines):
         node = _value_cell(g.graph, ln, fixed) if axis == "row" else _value_cell(g.graph, fixed, ln)
         num = ops.parse(node.text)
         if num is not None and g.h.is_data(node):
-            vals.append((num.value, ln, node))
+            vals.append((num.value, label, node))
     if len(vals) < 2:
         return None
     want = ops.direction(g.q)
     pick = max(vals, key=lambda v: v[0]) if want == "max" else min(vals, key=lambda v: v[0])
-    _, line, node = pick
-    label = line.label
-    if label is None:
-        return None
+    _, label, node = pick
     ties = sum(1 for v in vals if v[0] == pick[0])
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
     return Plan([label.text.strip()], [label.id],
