@@ -312,3 +312,12 @@ def test_argmax_ranks_groups_not_their_repeated_qualifiers() -> None:
     assert (plan.operation, plan.answer) == ("argmax", ["females"])
     assert cells(g, plan.answer_nodes) == [(0, 7)]
 
+
+def test_ordinal_words_match_ordinal_numbers() -> None:
+    t = Table(
+        text=[["", "2016", ""], ["", "high", "low"],
+              ["1st quarter", "61.41", "42.17"], ["2nd quarter", "58.90", "37.41"]],
+        merges=[(0, 1, 0, 2)],
+    )
+    plan, _ = run(t, "what was the high price in the second quarter of 2016?")
+    assert plan.answer == ["58.90"]

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -212,9 +213,18 @@ NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
 """English negations: kept (as the token `not`) although function words, since they flip a label."""
 
 
-def _stem_pairs(text: str) -> list[tuple[str, str]]:
-    """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`)."""
+ORDINALS = {w: str(i) for i, w in enumerate(
+    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=1)}
+"""English ordinal words, read as their number so that `second quarter` ~ `2nd quarter`."""
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`);
+    ordinals read as numbers (`2nd`, `second` → `2`)."""
     t = re.sub(r"(\d)\s*%", r"\1", normalise_text(text)).replace("%", " percent ")
+    t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
     out = []
     for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
         if raw in NEGATION_WORDS:
@@ -225,7 +235,7 @@ def _stem_pairs(text: str) -> list[tuple[str, str]]:
         st = tokens(raw)
         if st:
             out.append((raw, UNIT_CANON.get(st[0], st[0])))
-    return out
+    return tuple(out)
 
 
 def _content_words(question: str) -> list[tuple[str, str]]:
