@@ -321,3 +321,15 @@ def test_ordinal_words_match_ordinal_numbers() -> None:
     )
     plan, _ = run(t, "what was the high price in the second quarter of 2016?")
     assert plan.answer == ["58.90"]
+
+
+def test_text_cells_of_a_row_describe_the_row() -> None:
+    t = Table(
+        text=[
+            ["employee group", "active employees", "union"],
+            ["pilots", "13,203", "ALPA"],
+            ["dispatchers", "432", "PAFCA"],
+        ]
+    )
+    plan, g = run(t, "how many active employees are represented by PAFCA?")
+    assert plan.answer == ["432"] and cells(g, plan.answer_nodes) == [(2, 1)]

@@ -26,7 +26,7 @@ from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.retrieval import STOPWORDS, Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.headers import HeaderModel
+from celltrace.shared.headers import HeaderModel, is_number_text
 
 AGGREGATE_LABEL_WORDS = frozenset({"total", "all", "overall", "average", "mean", "sum", "subtotal"})
 """Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
@@ -108,7 +108,7 @@ class Grounder:
             data = [n for n in cells if h.is_data(n) and n.r0 == r]
             if not data:
                 continue
-            out.append(Line("row", r, h.row_path(data[0])))
+            out.append(Line("row", r, h.row_path(data[0]) + [n for n in data if _is_text_value(n)]))
         return out
 
     def _cols(self) -> list[Line]:
@@ -316,6 +316,11 @@ def _tok_hits(label_tok: str, q: str, strength: float) -> bool:
     return label_tok == q or strength < 1.0
 
 
+def _is_text_value(node: Node) -> bool:
+    """A data cell holding a name rather than a figure (`ALPA`, `first division`)."""
+    return bool(re.search(r"[^\W\d_]{3}", node.text)) and not is_number_text(node.text)
+
+
 def _value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
     return graph.node_at(row.index, col.index)
 
@@ -354,6 +359,7 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
 
     lookup_is_percent = _lookup_is_percent(g)
     for op, test in (
+        ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
         ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
         ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES))),
@@ -715,9 +721,9 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
-        if op in ("diff", "ratio", "percent_of"):
+        if op in ("diff", "ratio", "percent_of", "growth"):
             chosen = chosen[:2]
-            if op == "diff" and _from_to(g.q):
+            if op in ("diff", "growth") and _from_to(g.q):
                 chosen = chosen[::-1]
             if op == "percent_of":
                 if not any(_is_aggregate(ln) for ln in chosen):
@@ -784,7 +790,7 @@ def _compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed:
 def _from_to(q: str) -> bool:
     """`… from A to B` / `between A and B` with change wording: the later value comes first (B − A)."""
     ql = q.lower()
-    return bool(re.search(r"\bfrom\b.+\bto\b", ql)) and ops.has_phrase(
+    return bool(re.search(r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b", ql)) and ops.has_phrase(
         q, ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise", "rose",
-            "fell", "drop")
+            "fell", "drop", "decline", "declined", "grow")
     )
