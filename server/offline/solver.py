@@ -349,11 +349,12 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         plan = _solve_argmax(g)
         if plan is not None:
             return plan
-    label_vocab = {t for n in headers.header_nodes() for t in _label_tokens(n.text)}
+    label_vocab = {t for text in [graph.table.title or "", *(n.text for n in headers.header_nodes())]
+                   for t in _label_tokens(text)}
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 
     def free(word_stems: set[str]) -> bool:
-        """An op word counts only when it is not part of the table's own labels."""
+        """An op word counts only when it is not part of the table's own labels or title."""
         hits = word_stems & qstems
         return bool(hits) and not hits <= label_vocab
 
