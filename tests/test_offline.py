@@ -333,3 +333,15 @@ def test_text_cells_of_a_row_describe_the_row() -> None:
     )
     plan, g = run(t, "how many active employees are represented by PAFCA?")
     assert plan.answer == ["432"] and cells(g, plan.answer_nodes) == [(2, 1)]
+
+
+def test_growth_rate_vocabulary_and_arithmetic() -> None:
+    assert ops.asks_growth("how many percent did obligations decline from fy 2012 to fy 2013?")
+    assert ops.asks_growth("by what percentage has revenue increased between 2016 and 2017?")
+    assert not ops.asks_growth("how many percentage points did the rate decline?")
+    assert not ops.asks_growth("how many percent of women were employed?")
+    assert ops.compute("growth", [ops.Num(110, 0, False), ops.Num(100, 0, False)]) == "0.1"
+    assert ops.has_phrase("what was the multiple relationship between a and b?", ops.RATIO_PHRASES)
+    plan, g = run(STATEMENT, "How many percent did cargo revenue increase from 2016 to 2017?")
+    assert (plan.operation, plan.answer) == ("growth", ["0.121818"])
+    assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]

@@ -7,7 +7,8 @@ ratio/percent → difference → average → sum → max/min → count → looku
 Formatting rule for computed values: sums and differences keep the most decimals shown by their
 inputs; averages keep `max(2, input decimals)` decimals; ratios and shares keep `RATIO_DECIMALS`
 (a share `what percent of the whole was the part` is written as the fraction part / whole,
-`0.387578`, the convention of the reference answers); trailing zeros and a trailing `.` are
+`0.387578`, the convention of the reference answers; so is a growth rate `how many percent did X
+increase from A to B`, (B − A) / A); trailing zeros and a trailing `.` are
 dropped (`55.0` → `55`). A lookup returns the cell's displayed text; a decrease asked as an amount
 (`how much did X decline`, `DECREASE_WORDS`) on a negative cell returns the magnitude.
 """
@@ -27,7 +28,7 @@ def _vocab(text: str) -> frozenset[str]:
 
 Op = Literal[
     "lookup", "pair", "argmax", "argmin", "max", "min", "sum", "diff", "ratio", "percent_of",
-    "average", "count",
+    "growth", "average", "count",
 ]
 
 MORE_WORDS = _vocab(
@@ -53,7 +54,10 @@ DIFF_PHRASES = (
     "how much lower", "how much larger", "how much smaller", "how much greater", "change", "changed",
     "increase", "increased", "decrease", "decreased", "grew", "gap", "drop", "rise", "rose", "fell",
 )
-RATIO_PHRASES = ("how many times", "times as", "times more", "times higher", "ratio", "fold")
+RATIO_PHRASES = (
+    "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
+    "multiple relationship",
+)
 PERCENT_OF_PHRASES = ("what percent", "what percentage", "what proportion", "what share", "what fraction")
 SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\baccount(?:s|ed|ing)?\b")
 """`how many percentage points did X account for (of Y)`: a share asked without `what percent`."""
@@ -64,6 +68,12 @@ DECREASE_WORDS = _vocab(
     difference gap
     """
 )
+GROWTH = re.compile(
+    r"\b(?:how\s*many|what|by\s+what)\s+percent(?:age)?s?\s+(?:did|does|do|has|have|had|was|were|is)\b"
+    r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
+)
+"""A relative change (growth rate) between two named operands: `how many percent did X decline from
+A to B` → (B − A) / A, a fraction like the other ratios (`percentage points` is a difference)."""
 RATIO_DECIMALS = 6
 """Decimals kept for ratios and shares (strict EM compares at the reference's shown precision)."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
@@ -93,6 +103,11 @@ def direction(question: str) -> Literal["max", "min"] | None:
 def asks_share(question: str) -> bool:
     """The question asks for the part of a whole (`what percent of …`, `… percent … account for`)."""
     return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(question.lower()))
+
+
+def asks_growth(question: str) -> bool:
+    """The question asks for a relative change (`how many percent did X increase …`)."""
+    return bool(GROWTH.search(question.lower()))
 
 
 def asks_decrease(question: str) -> bool:
@@ -175,6 +190,8 @@ def compute(op: Op, nums: list[Num]) -> str | None:
         return fmt(sum(vals) / len(vals), max(2, dec))
     if op in ("ratio", "percent_of") and len(vals) == 2 and vals[1] != 0:
         return fmt(vals[0] / vals[1], RATIO_DECIMALS)
+    if op == "growth" and len(vals) == 2 and vals[1] != 0:
+        return fmt((vals[0] - vals[1]) / vals[1], RATIO_DECIMALS)
     if op == "max":
         return fmt(max(vals), dec)
     if op == "min":
