@@ -345,3 +345,12 @@ def test_growth_rate_vocabulary_and_arithmetic() -> None:
     plan, g = run(STATEMENT, "How many percent did cargo revenue increase from 2016 to 2017?")
     assert (plan.operation, plan.answer) == ("growth", ["0.121818"])
     assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]
+
+
+def test_operation_word_in_the_title_is_not_an_operation() -> None:
+    t = Table(
+        text=[["", "boys", "girls"], ["light activity", "211", "208"], ["vigorous activity", "75", "68"]],
+        title="average daily minutes of physical activity, by sex",
+    )
+    plan, _ = run(t, "what is the average daily minutes of light activity for boys?")
+    assert (plan.operation, plan.answer) == ("lookup", ["211"])
