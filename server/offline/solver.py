@@ -40,11 +40,15 @@ EMBED_MIN = 0.6
 
 @dataclass
 class Line:
-    """A data row or data column with its header path (outermost first)."""
+    """A data row or data column with its header path (outermost first).
+
+    `notes` are the row's text data cells (names, not figures): matched like labels, never evidence.
+    """
 
     axis: str  # "row" | "col"
     index: int
     path: list[Node]
+    notes: list[Node] = field(default_factory=list)
 
     @property
     def label(self) -> Node | None:
@@ -82,7 +86,7 @@ class Grounder:
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
-        label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path}
+        label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
         self._match: dict[int, dict[str, float]] = {
             nid: _match_words(n.text, self.qwords) for nid, n in label_nodes.items()
         }
@@ -108,7 +112,7 @@ class Grounder:
             data = [n for n in cells if h.is_data(n) and n.r0 == r]
             if not data:
                 continue
-            out.append(Line("row", r, h.row_path(data[0]) + [n for n in data if _is_text_value(n)]))
+            out.append(Line("row", r, h.row_path(data[0]), [n for n in data if _is_text_value(n)]))
         return out
 
     def _cols(self) -> list[Line]:
@@ -175,7 +179,7 @@ class Grounder:
         for line in lines:
             if line is None:
                 continue
-            for n in line.path:
+            for n in line.path + line.notes:
                 for q, v in self.matched(n).items():
                     if v > best.get(q, 0.0):
                         best[q] = v
@@ -340,6 +344,10 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     g = Grounder(question, graph, headers, retriever)
     if not g.rows or not g.cols:
         return Plan([], [], [], "none", 0.0, "no data region found")
+    if ops.asks_union(question):
+        plan = _solve_union(g)
+        if plan is not None:
+            return plan
     pair = ops.pair_options(question)
     if pair is not None:
         plan = _solve_pair(g, pair)
@@ -749,6 +757,16 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             fixed, axis, members = best_col, "row", g.rows
         return _compute_plan(g, op, axis, [ln for ln in members if not _is_aggregate(ln)], fixed)
     return None
+
+
+def _solve_union(g: Grounder) -> Plan | None:
+    """An amount for alternatives together (`either A or B`): the sum over the listed sibling items."""
+    options = [(axis, _listed_items(g, lines), other)
+               for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))]
+    axis, items, other = max(options, key=lambda o: len(o[1]))
+    if len(items) < 2:
+        return None
+    return _compute_plan(g, "sum", axis, [ln for _, ln in items], g.best(other)[0][1])
 
 
 def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
