@@ -354,3 +354,12 @@ def test_operation_word_in_the_title_is_not_an_operation() -> None:
     )
     plan, _ = run(t, "what is the average daily minutes of light activity for boys?")
     assert (plan.operation, plan.answer) == ("lookup", ["211"])
+
+
+def test_amount_of_alternatives_is_their_sum() -> None:
+    assert ops.asks_union("what percent of victims were either a spouse or a parent?")
+    assert not ops.asks_union("was the rate higher for men or women?")
+    assert not ops.asks_union("what were the percentages of women and men, respectively?")
+    plan, g = run(SURVEY, "what percent of women lived in either quebec or alberta?")
+    assert (plan.operation, plan.answer) == ("sum", ["45"])
+    assert cells(g, plan.answer_nodes) == [(3, 4), (4, 4)]

@@ -105,6 +105,23 @@ def asks_share(question: str) -> bool:
     return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(question.lower()))
 
 
+AMOUNT_QUESTION = re.compile(
+    r"^\s*(?:what(?:'s| is| was)?(?: the)? (?:percent|percentage|proportion|share|number)\b"
+    r"|how (?:many|much)\b)"
+)
+"""A question that opens by asking for one amount (`what percent …`, `how many …`)."""
+
+
+def asks_union(question: str) -> bool:
+    """An amount asked for alternatives together (`what percent … either A or B`): their sum.
+
+    With more/less wording (`was it higher for A or B`) the alternatives are a choice instead.
+    """
+    q = question.lower()
+    return (bool(AMOUNT_QUESTION.match(q)) and " or " in q and direction(q) is None
+            and "respectively" not in words(q))
+
+
 def asks_growth(question: str) -> bool:
     """The question asks for a relative change (`how many percent did X increase …`)."""
     return bool(GROWTH.search(question.lower()))

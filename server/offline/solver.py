@@ -760,11 +760,20 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
 
 
 def _solve_union(g: Grounder) -> Plan | None:
-    """An amount for alternatives together (`either A or B`): the sum over the listed sibling items."""
+    """An amount for alternatives together (`either A or B`): the sum over the listed sibling items.
+
+    The items must include the alternative after the last `or`; None when a label the question
+    names holds the `or` itself (`family member or acquaintance`).
+    """
+    pair = ops.pair_options(g.q)
+    if pair is None or any(" or " in f" {normalise_text(n.text)} " and g.mention(n) >= 0.99
+                           for ln in g.rows + g.cols for n in ln.path):
+        return None
+    last = set(tokens(pair[1]))
     options = [(axis, _listed_items(g, lines), other)
                for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))]
     axis, items, other = max(options, key=lambda o: len(o[1]))
-    if len(items) < 2:
+    if len(items) < 2 or not any(last & set(tokens(n.text)) for n, _ in items):
         return None
     return _compute_plan(g, "sum", axis, [ln for _, ln in items], g.best(other)[0][1])
 
