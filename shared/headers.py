@@ -204,7 +204,7 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     if n_cols > 1 and has_number_row:
         for r in range(n_rows - 1):
             rest = kinds[r][1:]
-            if "number" in rest or "text" not in rest:
+            if "number" in rest or "text" not in rest or (r > 0 and _spans_row(graph, r)):
                 break
             header_rows = r + 1
         # a merged area that starts in the band and reaches below extends it (tall headers)
@@ -230,18 +230,26 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     if header_cols >= n_cols:
         header_cols = 1 if n_cols > 1 else 0
 
-    # section rows: a left-band label whose data cells are all empty, with data rows below it
+    # section rows: a left-band label whose data cells are all empty (or one label merged across the
+    # whole row), with data rows below it
     sections: list[int] = []
     for r in range(header_rows, n_rows):
         left = [kinds[r][c] for c in range(header_cols)]
         right = [kinds[r][c] for c in range(header_cols, n_cols)]
-        if "text" in left and all(k == "empty" for k in right) and r + 1 < n_rows:
+        spans = header_cols > 0 and _spans_row(graph, r)
+        if r + 1 < n_rows and (("text" in left and all(k == "empty" for k in right)) or spans):
             sections.append(r)
 
     model = HeaderModel(graph, header_rows, header_cols, frozenset(sections))
     model._row_parents = _row_parents(graph, model, sections)
     model._unit_rows = _unit_rows(graph, model)
     return model
+
+
+def _spans_row(graph: CellGraph, r: int) -> bool:
+    """Row `r` is one label merged from column 0 across the whole table (a section heading)."""
+    first = graph.node_at(r, 0)
+    return not first.empty and first.c1 == graph.n_cols - 1 and first.r0 == first.r1 == r
 
 
 def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:

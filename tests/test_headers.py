@@ -130,3 +130,21 @@ def test_unit_row_written_once_spans_every_data_column() -> None:
     h = infer_headers(g)
     assert h.header_rows == 2
     assert texts(h.col_path(g.node_at(2, 3))) == ["total", "percent"]
+
+
+def test_label_merged_across_the_row_is_a_section() -> None:
+    t = Table(
+        text=[
+            ["company size", "2014", "2015"],
+            ["current dollars", "", ""],
+            ["all companies", "340", "355"],
+            ["constant dollars", "", ""],
+            ["all companies", "313", "323"],
+        ],
+        merges=[(1, 0, 1, 2), (3, 0, 3, 2)],
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (1, 1)
+    assert h.section_rows == frozenset({1, 3})
+    assert texts(h.row_path(g.node_at(4, 2))) == ["constant dollars", "all companies"]
