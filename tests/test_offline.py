@@ -363,3 +363,12 @@ def test_amount_of_alternatives_is_their_sum() -> None:
     plan, g = run(SURVEY, "what percent of women lived in either quebec or alberta?")
     assert (plan.operation, plan.answer) == ("sum", ["45"])
     assert cells(g, plan.answer_nodes) == [(3, 4), (4, 4)]
+
+
+def test_plural_initialism_matches_its_words() -> None:
+    t = Table(
+        text=[["", "economic class", "government-assisted refugees"],
+              ["neither english nor french", "17.8", "67.7"]]
+    )
+    plan, _ = run(t, "what is the percentage of gars knowing neither english nor french?")
+    assert plan.answer == ["67.7"]

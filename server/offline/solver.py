@@ -289,7 +289,7 @@ def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if any(_abbreviates(lr, raw) or _abbreviates(raw, lr) for lr in lraw):
             out[st] = 0.8
             continue
-        if raw.isalpha() and 2 <= len(raw) <= 5 and _initials_in(raw, lraw):
+        if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
             out[st] = 0.8
     for lr in lraw:  # label initials of consecutive question words: `asm` ~ available seat miles
         if lr.isalpha() and 2 <= len(lr) <= 5:
@@ -309,6 +309,11 @@ def _derived(base: str, stem: str) -> bool:
     """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
     return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
             and stem[len(base):] in DERIVATION_SUFFIXES)
+
+
+def _singular(abbr: str) -> str:
+    """`gars` → `gar`: the plural `s` of an initialism (kept when it is one of only two letters)."""
+    return abbr[:-1] if len(abbr) > 2 and abbr.endswith("s") else abbr
 
 
 def _initials_in(abbr: str, words: list[str]) -> bool:
@@ -643,28 +648,29 @@ def _solve_argmax(g: Grounder) -> Plan | None:
 def _ground_option(g: Grounder, phrase: str, lines: list[Line]) -> tuple[float, Node, Line] | None:
     """The header node (any level of a line's path) best matching an option phrase, and its line.
 
-    Match = token Jaccard of phrase and label (exact text = 1); among the lines under the node the
-    best-grounded one supplies the value (e.g. `females > percent` rather than its CI columns).
+    Match = Jaccard of the phrase's and the label's content stems, negations kept (`non helmet users`
+    ~ `does not always use a helmet`; exact text = 1); among the lines under the best-matching nodes
+    (a label may repeat under several sections) the best-grounded one supplies the value (e.g.
+    `current smoker > always uses helmet`, `females > percent` rather than its CI columns).
     """
-    ptoks = set(tokens(phrase))
+    ptoks = set(_label_tokens(phrase))
     if not ptoks:
         return None
-    best: tuple[float, Node] | None = None
+    found: list[tuple[float, Node, Line]] = []
     for ln in lines:
         for node in ln.path:
-            ltoks = set(tokens(node.text))
+            ltoks = set(_label_tokens(node.text))
             if not ltoks:
                 continue
             s = len(ltoks & ptoks) / len(ltoks | ptoks)
             if normalise_text(node.text) == normalise_text(phrase):
                 s = 1.0
-            if s > 0 and (best is None or s > best[0]):
-                best = (s, node)
-    if best is None:
+            if s > 0:
+                found.append((s, node, ln))
+    if not found:
         return None
-    under = [ln for ln in lines if any(n.id == best[1].id for n in ln.path)]
-    line = max(under, key=lambda ln: (g.line_score(ln), -ln.index))
-    return best[0], best[1], line
+    top = max(s for s, _, _ in found)
+    return max((f for f in found if f[0] == top), key=lambda f: (g.line_score(f[2]), -f[2].index))
 
 
 def _solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
