@@ -372,3 +372,22 @@ def test_plural_initialism_matches_its_words() -> None:
     )
     plan, _ = run(t, "what is the percentage of gars knowing neither english nor french?")
     assert plan.answer == ["67.7"]
+
+
+HELMETS = Table(
+    text=[
+        ["behaviour", "%"],
+        ["current smoker", ""],
+        ["always uses helmet", "9.5"],
+        ["does not always use helmet", "20.6"],
+        ["heavy drinking", ""],
+        ["always uses helmet", "16.6"],
+        ["does not always use helmet", "26.8"],
+    ],
+)
+
+
+def test_pair_options_match_negations_and_the_named_section() -> None:
+    plan, g = run(HELMETS, "who were less likely to engage in heavy drinking, helmet users or non helmet users?")
+    assert (plan.operation, plan.answer) == ("pair_min", ["always uses helmet"])
+    assert cells(g, plan.answer_nodes) == [(5, 0)]
