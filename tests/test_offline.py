@@ -391,3 +391,9 @@ def test_pair_options_match_negations_and_the_named_section() -> None:
     plan, g = run(HELMETS, "who were less likely to engage in heavy drinking, helmet users or non helmet users?")
     assert (plan.operation, plan.answer) == ("pair_min", ["always uses helmet"])
     assert cells(g, plan.answer_nodes) == [(5, 0)]
+
+
+def test_suppressed_cells_are_never_the_answer() -> None:
+    t = Table(text=[["", "rate", "change"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
+    plan, g = run(t, "what was the rate in yukon?")
+    assert plan.answer == ["25"] and cells(g, plan.answer_nodes) == [(1, 2)]

@@ -414,13 +414,15 @@ def _lookup_is_percent(g: Grounder) -> bool:
 
 # ---- lookup -----------------------------------------------------------------------------------
 def _ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
+    """Candidate (row, column) intersections, best first; cells with no value (`..`, `-`) are skipped
+    (statistical suppression marks are never the answer)."""
     rows = g.best(g.rows)[:12]
     cols = g.best(g.cols)[:12]
     out = []
     for _, r in rows:
         for _, c in cols:
             node = _value_cell(g.graph, r, c)
-            if g.h.is_data(node):
+            if g.h.is_data(node) and re.search(r"\w", node.text):
                 out.append((g.pair_score(r, c), r, c))
     out.sort(key=lambda x: (-x[0], x[1].index, x[2].index))
     return out
