@@ -397,3 +397,10 @@ def test_suppressed_cells_are_never_the_answer() -> None:
     t = Table(text=[["", "rate", "change"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
     plan, g = run(t, "what was the rate in yukon?")
     assert plan.answer == ["25"] and cells(g, plan.answer_nodes) == [(1, 2)]
+
+
+def test_unit_words_in_the_title_keep_their_weight() -> None:
+    t = Table(text=[["", "number", "percent"], ["in a couple", "7,856", "56.2"]], title="number and percent, 2011")
+    graph = CellGraph(t)
+    g = Grounder("what percent lived in a couple in 2011?", graph, infer_headers(graph), None)
+    assert g.w["percent"] > g.w["2011"]

@@ -31,7 +31,8 @@ from celltrace.shared.headers import HeaderModel, is_number_text
 AGGREGATE_LABEL_WORDS = frozenset({"total", "all", "overall", "average", "mean", "sum", "subtotal"})
 """Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
 TITLE_WEIGHT = 0.5
-"""Weight of question words the table title also holds: they often restate context, not a cell."""
+"""Weight of question words the table title also holds: they often restate context, not a cell.
+Unit words (`percent`, `number`) keep full weight: a title listing them names several columns."""
 MAX_GRAMS = 48
 """Question n-grams embedded per question (bounds the per-question model time)."""
 EMBED_MIN = 0.6
@@ -95,7 +96,7 @@ class Grounder:
             for t in m:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
-        title = set(_label_tokens(graph.table.title or ""))
+        title = set(_label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
         self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
                   for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
