@@ -388,7 +388,8 @@ HELMETS = Table(
 
 
 def test_pair_options_match_negations_and_the_named_section() -> None:
-    plan, g = run(HELMETS, "who were less likely to engage in heavy drinking, helmet users or non helmet users?")
+    plan, g = run(HELMETS,
+                  "who were less likely to engage in heavy drinking, helmet users or non helmet users?")
     assert (plan.operation, plan.answer) == ("pair_min", ["always uses helmet"])
     assert cells(g, plan.answer_nodes) == [(5, 0)]
 
