@@ -66,6 +66,14 @@ def _failed_prediction(question: str, engine: str, error: str) -> dict[str, Any]
     return AskResult(question=question, status="failed", error=error, engine=kind).model_dump()
 
 
+def _crashed_row(line_no: int, line: str, engine: Engine, exc: BaseException) -> dict[str, Any]:
+    """The row of a record whose worker died; scored like any failed answer."""
+    row = answer_line(line_no, "{}", engine)
+    row["id"] = _line_id(line_no, line)
+    row["prediction"]["error"] = f"worker failed: {type(exc).__name__}: {exc}"
+    return row
+
+
 def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
     """Answer and score one JSONL line; never raises (a broken line becomes a failed row)."""
     record: dict[str, Any] = {}
@@ -172,8 +180,7 @@ def run_rows(
             try:
                 row = future.result()
             except Exception as exc:  # a crashed worker process still yields this record's row
-                row = answer_line(n, "{}", engine) | {"id": _line_id(n, line)}
-                row["prediction"]["error"] = f"worker failed: {exc}"
+                row = _crashed_row(n, line, engine, exc)
             on_row(row)
             bar.update(1)
 
