@@ -66,39 +66,47 @@ def _failed_prediction(question: str, engine: str, error: str) -> dict[str, Any]
     return AskResult(question=question, status="failed", error=error, engine=kind).model_dump()
 
 
-def _crashed_row(line_no: int, line: str, engine: Engine, exc: BaseException) -> dict[str, Any]:
-    """The row of a record whose worker died; scored like any failed answer."""
-    row = answer_line(line_no, "{}", engine)
-    row["id"] = _line_id(line_no, line)
-    row["prediction"]["error"] = f"worker failed: {type(exc).__name__}: {exc}"
-    return row
-
-
-def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
-    """Answer and score one JSONL line; never raises (a broken line becomes a failed row)."""
-    record: dict[str, Any] = {}
+def _record(line: str) -> dict[str, Any]:
+    """The JSON object on a line, or {} when the line is not one."""
     try:
         record = json.loads(line)
-        if not isinstance(record, dict):
-            raise ValueError("the line is not a JSON object")
-        rid = str(record.get("id") or f"line-{line_no}")
-        question = str(record.get("question") or "")
-        table = Table.from_record({"table": record.get("table") or {}})
-        prediction = _answer(table, question, engine, longform=is_longform(record))
-    except Exception as exc:  # per-record isolation: any failure is this record's failure
-        rid = str(record.get("id") or f"line-{line_no}")
-        question = str(record.get("question") or "")
-        prediction = _failed_prediction(question, engine, f"{type(exc).__name__}: {exc}")
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _row(line_no: int, record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
     return {
-        "id": rid,
+        "id": str(record.get("id") or f"line-{line_no}"),
         "dataset": record.get("dataset"),
-        "question": question,
+        "question": str(record.get("question") or ""),
         "prediction": prediction,
         "scores": score(record, prediction),
         "_gold": record.get("long_answer") or ", ".join(str(a) for a in record.get("answers") or []),
         "_aggregation": record.get("aggregation"),
         "_longform": is_longform(record),
     }
+
+
+def _crashed_row(line_no: int, line: str, engine: Engine, exc: BaseException) -> dict[str, Any]:
+    """The row of a record whose worker died; scored like any failed answer."""
+    record = _record(line)
+    error = f"worker failed: {type(exc).__name__}: {exc}"
+    return _row(line_no, record, _failed_prediction(str(record.get("question") or ""), engine, error))
+
+
+def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
+    """Answer and score one JSONL line; never raises (a broken line becomes a failed row)."""
+    record = _record(line)
+    question = str(record.get("question") or "")
+    try:
+        if not record:
+            raise ValueError("the line is not a JSON object")
+        table = Table.from_record({"table": record.get("table") or {}})
+        prediction = _answer(table, question, engine, longform=is_longform(record))
+    except Exception as exc:  # per-record isolation: any failure is this record's failure
+        prediction = _failed_prediction(question, engine, f"{type(exc).__name__}: {exc}")
+    return _row(line_no, record, prediction)
 
 
 def _answer(table: Table, question: str, engine: Engine, longform: bool) -> dict[str, Any]:
@@ -127,11 +135,7 @@ def read_lines(path: Path, limit: int | None) -> list[tuple[int, str]]:
 
 
 def _line_id(line_no: int, line: str) -> str:
-    try:
-        record = json.loads(line)
-        return str(record.get("id") or f"line-{line_no}") if isinstance(record, dict) else f"line-{line_no}"
-    except ValueError:
-        return f"line-{line_no}"
+    return str(_record(line).get("id") or f"line-{line_no}")
 
 
 def read_done(out: Path) -> dict[str, dict[str, Any]]:
@@ -171,9 +175,10 @@ def run_rows(
     lines: list[tuple[int, str]], engine: Engine, workers: int, on_row: Callable[[dict[str, Any]], None]
 ) -> None:
     """Answer `lines` concurrently, calling `on_row` (in this thread) as each row completes."""
-    with _executor(engine, workers) as pool, tqdm(
-        total=len(lines), desc="eval", unit="q", file=sys.stderr, disable=not lines
-    ) as bar:
+    with (
+        _executor(engine, workers) as pool,
+        tqdm(total=len(lines), desc="eval", unit="q", file=sys.stderr, disable=not lines) as bar,
+    ):
         futures = {pool.submit(answer_line, n, line, engine): (n, line) for n, line in lines}
         for future in as_completed(futures):
             n, line = futures[future]
@@ -265,15 +270,8 @@ def _restore_private(row: dict[str, Any], line: tuple[int, str] | None) -> dict[
     """Re-derive scoring-only fields of a resumed row from its source record."""
     if line is None:
         return row
-    try:
-        record = json.loads(line[1])
-    except ValueError:
-        return row
-    return row | {
-        "_gold": record.get("long_answer") or ", ".join(str(a) for a in record.get("answers") or []),
-        "_aggregation": record.get("aggregation"),
-        "_longform": is_longform(record),
-    }
+    derived = _row(line[0], _record(line[1]), row["prediction"])
+    return row | {k: v for k, v in derived.items() if k.startswith("_")}
 
 
 def evaluate(
@@ -317,4 +315,3 @@ def evaluate(
         summary["judge_acc"] = _pct([judge(r) for r in rows])
     print(f"eval: {len(todo)} answered in {elapsed:.1f} s, {len(rows) - len(todo)} resumed", file=sys.stderr)
     return summary
-
