@@ -14,10 +14,11 @@ from celltrace.server.api.deps import (
     AskEngineDep,
     RuntimeDep,
     check_question,
-    llm_slot,
+    raise_llm_failure,
+    run_job,
     to_table,
 )
-from celltrace.server.api.errors import ApiError, llm_failure
+from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
@@ -49,14 +50,8 @@ async def ask_job(
 
         return answer_question(table, body.question, body.engine, settings, on_step)
 
-    job = EngineJob(
-        work, runtime.executor, runtime.server.request_deadline, llm_slot(runtime) if uses_llm else None
-    )
-    job.start()
-    try:
+    async for job in run_job(work, runtime, uses_llm):
         yield job
-    finally:
-        job.cancel()
 
 
 AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
@@ -64,10 +59,7 @@ AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
 
 def ask_response(result: AskResult, runtime: Runtime) -> AskResponse:
     """The response body: the result plus its actions; 502 for LLM transport failures."""
-    if result.status == "failed" and result.error:
-        error = llm_failure(result.error, [runtime.engine.api_key, runtime.server.token_value()])
-        if error is not None:
-            raise error
+    raise_llm_failure(result.status, result.error, runtime)
     return AskResponse(**dict(result), actions=actions_for_answer(result))
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from celltrace.server.api.errors import ApiError
+from celltrace.server.api.errors import ApiError, llm_failure
 from celltrace.server.api.limits import InflightSlots
+from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
@@ -78,6 +79,26 @@ def to_table(payload: TablePayload, settings: ServerSettings) -> Table:
         return payload.to_table()
     except TableError as exc:
         raise ApiError(422, "invalid_request", f"table: {exc}") from None
+
+
+async def run_job(work: Callable[[Emit], Any], runtime: Runtime, uses_llm: bool) -> AsyncIterator[EngineJob]:
+    """Start `work` in a worker thread under the request deadline (holding an LLM slot when it calls
+    a model); yield the job to the route and cancel it when the request ends."""
+    slot = llm_slot(runtime) if uses_llm else None
+    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, slot)
+    job.start()
+    try:
+        yield job
+    finally:
+        job.cancel()
+
+
+def raise_llm_failure(status: str, error: str | None, runtime: Runtime) -> None:
+    """502 when a failed result is an LLM transport failure (see `llm_failure`)."""
+    if status == "failed" and error:
+        failure = llm_failure(error, [runtime.engine.api_key, runtime.server.token_value()])
+        if failure is not None:
+            raise failure
 
 
 def llm_slot(runtime: Runtime) -> InflightSlots:

@@ -15,10 +15,11 @@ from celltrace.server.api.deps import (
     LongformEngineDep,
     RuntimeDep,
     check_question,
-    llm_slot,
+    raise_llm_failure,
+    run_job,
     to_table,
 )
-from celltrace.server.api.errors import ApiError, llm_failure
+from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
@@ -66,12 +67,8 @@ async def longform_job(
 
         return answer_longform(table, body.question, plan=body.plan, settings=runtime.engine, on_step=on_step)
 
-    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, llm_slot(runtime))
-    job.start()
-    try:
+    async for job in run_job(work, runtime, uses_llm=True):
         yield job
-    finally:
-        job.cancel()
 
 
 LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
@@ -79,10 +76,7 @@ LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
 
 def longform_response(result: LongformResult, runtime: Runtime) -> LongformResponse:
     """The response body: the result plus its actions; 502 for LLM transport failures."""
-    if result.status == "failed" and result.error:
-        error = llm_failure(result.error, [runtime.engine.api_key, runtime.server.token_value()])
-        if error is not None:
-            raise error
+    raise_llm_failure(result.status, result.error, runtime)
     answered = result.status == "answered"
     actions = plan_actions(
         question=result.question,
