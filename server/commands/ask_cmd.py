@@ -14,6 +14,7 @@ from celltrace.server.commands.common import (
     TableOpt,
     WorkbookArg,
     load_table,
+    question_arg,
 )
 from celltrace.server.commands.output import (
     AnswerCellOpt,
@@ -23,8 +24,6 @@ from celltrace.server.commands.output import (
     prepare_ask_output,
     write_answer,
 )
-from celltrace.shared.errors import UserError
-from celltrace.shared.safe_text import clean_question
 from celltrace.shared.schemas import AskResult
 
 EngineOpt = Annotated[
@@ -54,10 +53,7 @@ def ask(
     """Answer QUESTION about a table in WORKBOOK; exit code 1 when the engine failed."""
     from celltrace.server.engine.api import answer_question
 
-    try:
-        question = clean_question(question)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
+    question = question_arg(question)
     tbl = load_table(workbook, sheet, range_, name, table)
     output = prepare_ask_output(
         workbook, tbl, out=out, answer_cell=answer_cell, in_place=in_place, overwrite=overwrite

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from celltrace.shared.errors import UserError
+from celltrace.shared.safe_text import clean_question
 from celltrace.shared.table import Table
 from celltrace.shared.xlsx_read import read_table
 
@@ -57,3 +58,11 @@ def load_table(
     if len(given) > 1:
         raise UserError(f"{' and '.join(given)} cannot be combined; give at most one")
     return read_table(workbook, sheet=sheet, range=range_, name=name, table=table)
+
+
+def question_arg(question: str) -> str:
+    """The command-line question cleaned for the engine; a broken one is a user error."""
+    try:
+        return clean_question(question)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc

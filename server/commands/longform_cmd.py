@@ -16,12 +16,12 @@ from celltrace.server.commands.common import (
     TableOpt,
     WorkbookArg,
     load_table,
+    question_arg,
 )
 from celltrace.server.commands.output import finish, prepare
 from celltrace.server.longform.schemas import LongformResult
 from celltrace.shared.actions import LogEntry, evidence_text, plan_actions
 from celltrace.shared.errors import UserError
-from celltrace.shared.safe_text import clean_question
 from celltrace.shared.table import Table
 from celltrace.shared.xlsx_write import OutputPlan
 
@@ -63,10 +63,7 @@ def longform(
     from celltrace.server.longform.engine import answer_longform
     from celltrace.server.longform.planner import user_plan
 
-    try:
-        question = clean_question(question)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
+    question = question_arg(question)
     initial = user_plan(_read_json(plan)) if plan is not None else None
     tbl = load_table(workbook, sheet, range_, name, table)
     output = prepare(workbook, out, in_place=False) if out is not None else None
