@@ -406,3 +406,11 @@ def test_unit_words_in_the_title_keep_their_weight() -> None:
     graph = CellGraph(t)
     g = Grounder("what percent lived in a couple?", graph, infer_headers(graph), None)
     assert g.w["percent"] == pytest.approx(2 * g.w["coupl"])
+
+
+def test_pair_options_are_told_apart_by_their_distinguishing_words() -> None:
+    t = Table(text=[["", "large network"], ["type of municipality", ""], ["central", "1.00"],
+                    ["peripheral 1st ring", "0.73"], ["peripheral 2nd ring", "0.50"]])
+    plan, _ = run(t, "where were people less likely to have a large network, "
+                     "peripheral municipalities or central municipalities?")
+    assert (plan.operation, plan.answer) == ("pair_min", ["peripheral 1st ring"])

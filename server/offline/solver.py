@@ -648,15 +648,20 @@ def _solve_argmax(g: Grounder) -> Plan | None:
                 f"{want} over {len(vals)} {axis}s", col_headers=_headers_for(g, [fixed]))
 
 
-def _ground_option(g: Grounder, phrase: str, lines: list[Line]) -> tuple[float, Node, Line] | None:
+def _ground_option(g: Grounder, phrase: str, lines: list[Line],
+                   shared: frozenset[str] = frozenset()) -> tuple[float, Node, Line] | None:
     """The header node (any level of a line's path) best matching an option phrase, and its line.
 
     Match = Jaccard of the phrase's and the label's content stems, negations kept (`non helmet users`
     ~ `does not always use a helmet`; exact text = 1); among the lines under the best-matching nodes
     (a label may repeat under several sections) the best-grounded one supplies the value (e.g.
-    `current smoker > always uses helmet`, `females > percent` rather than its CI columns).
+    `current smoker > always uses helmet`, `females > percent` rather than its CI columns). Stems in
+    `shared` (words every option repeats: `peripheral municipalities or central municipalities`) are
+    left out when the phrase keeps others, so the options' distinguishing words decide.
     """
     ptoks = set(_label_tokens(phrase))
+    if ptoks - shared:
+        ptoks -= shared
     if not ptoks:
         return None
     found: list[tuple[float, Node, Line]] = []
@@ -678,9 +683,12 @@ def _ground_option(g: Grounder, phrase: str, lines: list[Line]) -> tuple[float, 
 
 def _solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     a, b = pair
+    shared = frozenset(_label_tokens(a)) & frozenset(_label_tokens(b))
     options = []
     for axis, lines in (("row", g.rows), ("col", g.cols)):
-        ga, gb = _ground_option(g, a, lines), _ground_option(g, b, lines)
+        ga, gb = _ground_option(g, a, lines, shared), _ground_option(g, b, lines, shared)
+        if not (ga and gb):  # the distinguishing words alone match nothing: use the whole phrases
+            ga, gb = _ground_option(g, a, lines), _ground_option(g, b, lines)
         if ga and gb and ga[1].id != gb[1].id and ga[2].index != gb[2].index:
             options.append((ga[0] + gb[0], axis, ga, gb))
     if not options:
