@@ -414,3 +414,14 @@ def test_pair_options_are_told_apart_by_their_distinguishing_words() -> None:
     plan, _ = run(t, "where were people less likely to have a large network, "
                      "peripheral municipalities or central municipalities?")
     assert (plan.operation, plan.answer) == ("pair_min", ["peripheral 1st ring"])
+
+
+def test_top_k_lists_ranked_members_and_largest_decrease_is_a_minimum() -> None:
+    assert ops.top_k("list the top3 cities") == 3 and ops.top_k("which two classes had the most") == 2
+    assert ops.top_k("what income put workers in the top 1% in 2015?") is None
+    assert ops.direction("which city reported the largest decreases?") == "min"
+    t = Table(text=[["city", "change"], ["a", "5"], ["b", "-7"], ["c", "9"], ["d", "-2"]])
+    plan, _ = run(t, "list the top 2 cities with the largest change")
+    assert plan.answer == ["c", "a"]
+    plan, _ = run(t, "list the top 2 cities with the largest decreases in change")
+    assert plan.answer == ["b", "d"]

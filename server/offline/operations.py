@@ -90,8 +90,18 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
     return any(f" {p} " in q for p in phrases)
 
 
+LARGEST_DECREASE = re.compile(
+    r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest)\s+"
+    r"(?:decrease|decline|drop|fall|reduction|loss)e?s?\b"
+)
+"""`the largest decrease(s)`: the most negative change, a minimum over signed changes."""
+
+
 def direction(question: str) -> Literal["max", "min"] | None:
-    """`max` for more/higher/… wording, `min` for less/lower/…, None without either (first wins)."""
+    """`max` for more/higher/… wording, `min` for less/lower/…, None without either (first wins);
+    `the largest decrease` is a `min` (the most negative change)."""
+    if LARGEST_DECREASE.search(question.lower()):
+        return "min"
     for w in words(question):
         if w in MORE_WORDS:
             return "max"
@@ -149,6 +159,25 @@ def asks_ranked_label(question: str) -> bool:
     """The question asks for the label of the top- or bottom-ranked member, not for its value."""
     q = question.lower().strip()
     return asks_label(q) or (bool(RANKED_LABEL.search(q)) and not QUANTITY.search(q))
+
+
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10}
+TOP_K = re.compile(
+    r"\b(?:top|first|(?:which|what)(?: \w+)?)\s*(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"(?!\s*(?:%|percent|per\s*cent))"
+)
+"""`list the top 3 …`, `top4 …`, `which two classes …`: the question asks for several ranked members
+(`the top 10 percent` is a population share, not a ranking)."""
+
+
+def top_k(question: str) -> int | None:
+    """How many top-ranked members a ranking question asks for (`list the top 3 …` → 3), else None."""
+    m = TOP_K.search(question.lower())
+    if m is None:
+        return None
+    k = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1)]
+    return k if 2 <= k <= 10 else None
 
 
 def pair_options(question: str) -> tuple[str, str] | None:

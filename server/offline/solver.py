@@ -359,8 +359,9 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         plan = _solve_pair(g, pair)
         if plan is not None:
             return plan
-    if ops.asks_ranked_label(question) and ops.direction(question) is not None:
-        plan = _solve_argmax(g)
+    k = ops.top_k(question)
+    if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None):
+        plan = _solve_argmax(g, k or 1)
         if plan is not None:
             return plan
     label_vocab = {t for text in [graph.table.title or "", *(n.text for n in headers.header_nodes())]
@@ -619,7 +620,9 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     return [m for m in members if not _is_aggregate_label(m[0])] or members
 
 
-def _solve_argmax(g: Grounder) -> Plan | None:
+def _solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
+    """The label of the top (bottom) ranked member, or of the `k` top-ranked ones (`list the top 3`,
+    ranked in the question's direction, `max` when it names none)."""
     axis, fixed = _pick_side(g)
     lines = _group(g.rows if axis == "row" else g.cols, None)
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
@@ -638,7 +641,14 @@ def _solve_argmax(g: Grounder) -> Plan | None:
             vals.append((num.value, label, node))
     if len(vals) < 2:
         return None
-    want = ops.direction(g.q)
+    want = ops.direction(g.q) or "max"
+    if k > 1:
+        if len(vals) <= k:
+            return None
+        top = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])[:k]
+        return Plan([lab.text.strip() for _, lab, _ in top], [lab.id for _, lab, _ in top],
+                    _headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
+                    f"top {k} by {want} over {len(vals)} {axis}s", col_headers=_headers_for(g, [fixed]))
     pick = max(vals, key=lambda v: v[0]) if want == "max" else min(vals, key=lambda v: v[0])
     _, label, node = pick
     ties = sum(1 for v in vals if v[0] == pick[0])
