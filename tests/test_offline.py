@@ -425,3 +425,18 @@ def test_top_k_lists_ranked_members_and_largest_decrease_is_a_minimum() -> None:
     assert plan.answer == ["c", "a"]
     plan, _ = run(t, "list the top 2 cities with the largest decreases in change")
     assert plan.answer == ["b", "d"]
+
+
+def test_union_of_listed_or_paraphrased_alternatives_is_a_sum() -> None:
+    assert ops.alternatives("how often were they affected: moderately, quite a bit, or extremely?") == [
+        "moderately", "quite a bit", "extremely"]
+    assert ops.alternatives("in 2015, what percent were men or women?") == ["men", "women"]
+    assert ops.alternatives("what percent lived either as a couple, as a lone parent or as a child?") == [
+        "as a couple", "as a lone parent", "as a child"]
+    t = Table(text=[["destination", "refugees"], ["toronto", "15.9"],
+                    ["medium-sized census metropolitan areas", "34.0"],
+                    ["small census metropolitan areas", "23.6"], ["rural areas", "0.4"]])
+    plan, g = run(t, "what is the percentage of refugees residing in medium-sized centres or small "
+                     "metropolitan areas?")
+    assert (plan.operation, plan.answer) == ("sum", ["57.6"])
+    assert cells(g, plan.answer_nodes) == [(2, 1), (3, 1)]

@@ -198,6 +198,27 @@ def pair_options(question: str) -> tuple[str, str] | None:
     return " ".join(left_words[-n:]), right
 
 
+def alternatives(question: str) -> list[str]:
+    """The alternatives of an `either A, B or C` list (`either` up to the next `?`/`;`), else the
+    two `pair_options`; [] when the question lists none."""
+    q = question.lower().strip().rstrip("?. ")
+    m = re.search(r"\beither\s+([^?;]+)", q)
+    if m and " or " in m.group(1):
+        items = [x.strip() for x in re.split(r",|\bor\b", m.group(1).rstrip(", "))]
+        items = [" ".join(x.split()[:8]) for x in items if x]
+        if len(items) >= 2:
+            return items
+    left, _, right = q.rpartition(" or ")
+    last = re.split(r"[,:;?]", right)[0].strip()
+    pieces = [x.strip() for x in left.rstrip(", ").split(",")]
+    listed = len(pieces) >= 3 or (len(pieces) == 2 and left.rstrip().endswith(","))  # `A, B, or C`
+    if last and listed and all(0 < len(x.split()) <= 4 for x in pieces[1:]):
+        # `moderately, quite a bit, or extremely`: the listed pieces, the first one cut like `A`
+        return [" ".join(pieces[0].split()[-len(last.split()):]), *pieces[1:], last]
+    pair = pair_options(question)
+    return list(pair) if pair else []
+
+
 @dataclass(frozen=True)
 class Num:
     """A parsed cell value with its displayed precision."""

@@ -792,17 +792,48 @@ def _solve_union(g: Grounder) -> Plan | None:
     The items must include the alternative after the last `or`; None when a label the question
     names holds the `or` itself (`family member or acquaintance`).
     """
-    pair = ops.pair_options(g.q)
-    if pair is None or any(" or " in f" {normalise_text(n.text)} " and g.mention(n) >= 0.99
-                           for ln in g.rows + g.cols for n in ln.path):
+    alts = ops.alternatives(g.q)
+    if not alts or any(" or " in f" {normalise_text(n.text)} " and g.mention(n) >= 0.99
+                       for ln in g.rows + g.cols for n in ln.path):
         return None
-    last = set(tokens(pair[1]))
+    last = set(tokens(alts[-1]))
     options = [(axis, _listed_items(g, lines), other)
                for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))]
     axis, items, other = max(options, key=lambda o: len(o[1]))
     if len(items) < 2 or not any(last & set(tokens(n.text)) for n, _ in items):
-        return None
+        return _union_of_options(g)
     return _compute_plan(g, "sum", axis, [ln for _, ln in items], g.best(other)[0][1])
+
+
+UNION_MIN_MATCH = 0.3
+"""Least Jaccard match of each alternative with its label when the labels are only paraphrased."""
+
+
+def _union_of_options(g: Grounder) -> Plan | None:
+    """Alternatives only paraphrased (`medium-sized centres or small metropolitan areas`): each one
+    grounded like a pair option; they must be distinct sibling labels (one level, one parent)."""
+    alts = ops.alternatives(g.q)
+    if len(alts) < 2:
+        return None
+    shared = frozenset.intersection(*(frozenset(_label_tokens(a)) for a in alts))
+    best: tuple[float, str, list[Line], list[Line]] | None = None
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        found = [_ground_option(g, a, lines, shared) for a in alts]
+        if any(f is None or f[0] < UNION_MIN_MATCH for f in found):
+            continue
+        nodes = [f[1] for f in found]  # type: ignore[index]
+        chosen = [f[2] for f in found]  # type: ignore[index]
+        parents = {tuple(n.id for n in ln.path[:ln.path.index(node)])
+                   for node, ln in zip(nodes, chosen, strict=True)}
+        if len({n.id for n in nodes}) < len(nodes) or len(parents) != 1:
+            continue
+        score = sum(f[0] for f in found) / len(found)  # type: ignore[index]
+        if best is None or score > best[0]:
+            best = (score, axis, chosen, other)
+    if best is None:
+        return None
+    _, axis, chosen, other = best
+    return _compute_plan(g, "sum", axis, chosen, g.best(other)[0][1])
 
 
 def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
