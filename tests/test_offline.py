@@ -440,3 +440,18 @@ def test_union_of_listed_or_paraphrased_alternatives_is_a_sum() -> None:
                      "metropolitan areas?")
     assert (plan.operation, plan.answer) == ("sum", ["57.6"])
     assert cells(g, plan.answer_nodes) == [(2, 1), (3, 1)]
+
+
+def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
+    assert ops.asks_comparison_amount("what was the rate of arab women higher than that of others?")
+    assert not ops.asks_comparison_amount("how many children had item 2 (more care use than usual)?")
+    assert not ops.asks_comparison_amount("which group was more likely than men to vote?")
+    assert ops.comparison_is_less("what was the rate of a lower than that of b?")
+    t = Table(text=[["group", "rate"], ["filipino", "4.7"], ["arab", "16.0"],
+                    ["other visible minority", "9.0"], ["not a visible minority", "5.3"]])
+    plan, g = run(t, "what was the rate of filipino lower than that of women who did not belong to a "
+                     "visible minority group?")
+    assert (plan.operation, plan.answer) == ("diff", ["0.6"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (4, 1)]
+    plan, _ = run(t, "what was the rate of arab higher than that of women who were not a visible minority?")
+    assert plan.answer == ["10.7"]

@@ -92,18 +92,30 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         named = operand_nodes(g, lines)
         pairs = [
-            (g.mention(a) + g.mention(b), a, sa, b, sb)
+            (g.mention(a) + g.mention(b), _literal_cover(g, a) + _literal_cover(g, b), a, sa, b, sb)
             for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:] if not sa & sb
         ]
         if not pairs:
             continue
-        score, a, sa, b, sb = max(pairs, key=lambda p: p[0])
+        # equal mention: the labels whose every word (stopwords too) the question holds (`not a
+        # visible minority`, not `other visible minority`, for `did not belong to a visible minority`)
+        score, _, a, sa, b, sb = max(pairs, key=lambda p: (p[0], p[1]))
         if best is not None and score <= best[0]:
             continue
         ordered = sorted([(a, sa), (b, sb)], key=lambda op: _position(g, op[0]))
         first, second = _parallel_lines(g, lines, *ordered)
         best = (score, axis, [first, second], g.best(other)[0][1])
     return None if best is None else best[1:]
+
+
+def _literal_cover(g: Grounder, node: Node) -> float:
+    """Share of the label's words, stopwords included, that the question holds (same word or stem)."""
+    qwords = set(g.qnorm.split())
+    qstems = {t for w in qwords for t in sv.tokens(w)}
+    words = [w for w in normalise_text(node.text).split() if w.isalpha()]
+    if not words:
+        return 0.0
+    return sum(w in qwords or bool(set(sv.tokens(w)) & qstems) for w in words) / len(words)
 
 
 def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:

@@ -110,6 +110,34 @@ def direction(question: str) -> Literal["max", "min"] | None:
     return None
 
 
+COMPARATIVE_THAN = re.compile(
+    r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
+    r"(?:\w+\s+){0,3}?than\b"
+)
+"""`… of A lower than that of B`, `more likely … than`: a comparison of two named operands."""
+AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|how (?:many|much))\b")
+
+
+def asks_comparison_amount(question: str) -> bool:
+    """An amount asked by comparing two operands (`what was the rate of A lower than that of B`,
+    `how many … fewer than the previous year`): their difference, not a choice between them."""
+    q = re.sub(r"\([^)]*\)", " ", question.lower()).strip()  # a parenthesis quotes a label
+    return (bool(AMOUNT_OPENING.match(q)) and bool(COMPARATIVE_THAN.search(q))
+            and not asks_ranked_label(q) and " or " not in q)
+
+
+def comparison_phrase(question: str) -> str:
+    """The comparative words of a comparison (`lower than`, `more medical care use than`), or ''."""
+    m = COMPARATIVE_THAN.search(question.lower())
+    return m.group(0) if m else ""
+
+
+def comparison_is_less(question: str) -> bool:
+    """The compared operand is the smaller one (`lower than`, `how much less … than`): B − A."""
+    m = COMPARATIVE_THAN.search(question.lower())
+    return m is not None and m.group(0).split()[0] in LESS_WORDS
+
+
 def asks_share(question: str) -> bool:
     """The question asks for the part of a whole (`what percent of …`, `… percent … account for`)."""
     return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(question.lower()))

@@ -378,7 +378,8 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
         ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
-        ("diff", lambda q: ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES))),
+        ("diff", lambda q: (ops.has_phrase(q, ops.DIFF_PHRASES) and free(_stems(ops.DIFF_PHRASES)))
+         or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q)))),
         ("average", lambda q: free(_stems(tuple(ops.AVERAGE_WORDS)))),
         ("sum", lambda q: free(_stems(tuple(ops.SUM_WORDS))) or _joined(q)),
     ):
@@ -391,6 +392,11 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         if plan is not None:
             return plan
     return compose.opposite_of_decrease(_solve_lookup(g), question)
+
+
+def _names_a_label(g: Grounder, phrase: str) -> bool:
+    """Some header label holds `phrase` (`more medical care use than usual`): not an operation."""
+    return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
 
 
 def _joined(q: str) -> bool:
@@ -750,8 +756,13 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     """Arithmetic over several cells: ≥ 2 mentioned lines on one axis × the best line on the other.
 
     With a single mentioned line, `average` (and an explicit `sum`) runs over every non-aggregate
-    member of the other axis instead.
+    member of the other axis instead. A comparison (`rate of A lower than that of B`) grounds its two
+    operands first (`compose.operand_pair`: labels at any level, the most specific on ties).
     """
+    if op == "diff" and ops.asks_comparison_amount(g.q):
+        plan = _solve_indirect(g, op)
+        if plan is not None:
+            return plan
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
         mentioned = _mentioned_lines(g, lines)
         if len(mentioned) < 2:
@@ -759,7 +770,7 @@ def _solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         chosen = [ln for _, ln in mentioned]
         if op in ("diff", "ratio", "percent_of", "growth"):
             chosen = chosen[:2]
-            if op in ("diff", "growth") and _from_to(g.q):
+            if (op in ("diff", "growth") and _from_to(g.q)) or (op == "diff" and ops.comparison_is_less(g.q)):
                 chosen = chosen[::-1]
             if op == "percent_of":
                 if not any(_is_aggregate(ln) for ln in chosen):
@@ -842,6 +853,11 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
         grounded = compose.part_and_whole(g)
     elif op == "ratio" and not _lookup_names(g, ops.RATIO_PHRASES):
         grounded = compose.operand_pair(g)
+    elif op == "diff" and ops.asks_comparison_amount(g.q) and not _lookup_names(g, ops.DIFF_PHRASES):
+        grounded = compose.operand_pair(g)  # a table's own change/difference column is a lookup
+        if grounded is not None and ops.comparison_is_less(g.q):
+            axis, (first, second), fixed = grounded
+            grounded = (axis, [second, first], fixed)
     else:
         return None
     return None if grounded is None else _compute_plan(g, op, *grounded)
