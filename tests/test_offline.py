@@ -455,3 +455,13 @@ def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
     assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (4, 1)]
     plan, _ = run(t, "what was the rate of arab higher than that of women who were not a visible minority?")
     assert plan.answer == ["10.7"]
+
+
+def test_ranking_skips_measure_labels_and_ranks_the_members() -> None:
+    assert ops.is_measure_label("95% confidence interval") and ops.is_measure_label("from")
+    assert not ops.is_measure_label("females") and not ops.is_measure_label("rest of the population")
+    t = Table(text=[["cause", "number", "percent", "rank"], ["females", "", "", ""],
+                    ["accidents", "115", "25.8", "1"], ["cancer", "60", "13.5", "2"],
+                    ["males", "", "", ""], ["accidents", "200", "31.0", "1"], ["cancer", "90", "14.0", "2"]])
+    plan, _ = run(t, "which gender has a smaller share of death because of accidents?")
+    assert plan.answer == ["females"]

@@ -81,6 +81,22 @@ SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "ov
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
 
 
+MEASURE_LABELS = _vocab(
+    """
+    % percent percentage percentages number numbers count counts rate rates rank ranking coefficient
+    coefficients ratio ratios estimate estimates mean median share proportion distribution from to
+    lower upper confidence interval standard error deviation value values total frequency
+    """
+)
+"""Words of a column/row label that names a measure, not a member (`95% confidence interval: from`)."""
+
+
+def is_measure_label(text: str) -> bool:
+    """The label only names a measure or an interval bound (`%`, `number`, `from`, `coefficient`)."""
+    toks = re.findall(r"[a-z]+|%", text.lower())
+    return bool(toks) and all(t in MEASURE_LABELS for t in toks)
+
+
 def words(question: str) -> list[str]:
     return re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", question.lower())
 

@@ -628,8 +628,28 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 
 def _solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
     """The label of the top (bottom) ranked member, or of the `k` top-ranked ones (`list the top 3`,
-    ranked in the question's direction, `max` when it names none)."""
+    ranked in the question's direction, `max` when it names none).
+
+    Members that are mostly measures (`%`, `number`, `from`/`to` of an interval, `coefficient`) are
+    not what a `which …` question compares: the other axis is ranked instead, at its best line.
+    """
     axis, fixed = _pick_side(g)
+    plan = _rank(g, axis, fixed, k)
+    if plan is not None and _measure_answer(g, plan):
+        fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
+        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k)
+        if other is not None and not _measure_answer(g, other):
+            return other
+    return plan
+
+
+def _measure_answer(g: Grounder, plan: Plan) -> bool:
+    """Most labels a ranking answered are measure labels (`ops.is_measure_label`)."""
+    labels = [g.graph.nodes[i].text for i in plan.answer_nodes]
+    return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
+
+
+def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
     lines = _group(g.rows if axis == "row" else g.cols, None)
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
