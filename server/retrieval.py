@@ -202,14 +202,15 @@ class Retriever:
         return self._dense_scores(query) if self.dense else {}
 
     def node_vectors(self, node_ids: list[int]) -> np.ndarray | None:
-        """Cached embeddings of the given non-numeric nodes (None if dense is off or one is numeric)."""
-        if not self.dense:
+        """Embeddings of the given non-numeric nodes (None if dense is off or one is numeric).
+
+        Only these texts are embedded (through the per-table cache), not the whole table.
+        """
+        if not self.dense or any(self.number.get(nid, "") is not None for nid in node_ids):
             return None
-        ids, matrix = self._ensure_dense()
-        pos = {nid: i for i, nid in enumerate(ids)}
-        if any(nid not in pos for nid in node_ids):
-            return None
-        return matrix[[pos[nid] for nid in node_ids]]
+        texts = [self.norm[nid] for nid in node_ids]
+        index, matrix = get_cache().vectors(self.embedder, self.graph.table.content_hash(), texts)
+        return matrix[[index[t] for t in texts]]
 
     # ---- dense --------------------------------------------------------------------------------
     @property

@@ -8,7 +8,8 @@ row-header columns; the rest is the data region. Cues, in order of use:
   in column 0 is a section label, not a column header, and ends the band. A table with no numeric
   row at all keeps one header row.
 * **Left band** — leading columns whose data-region cells are mostly text (years included), at
-  least as wide as the empty top-left corner; at least one column when the first column is text.
+  least as wide as the empty top-left corner. A numeric first column (a rank, a player number, a
+  count category) still is the row key: it and the text columns right after it form the band.
 * **Parents** — merged areas span their children; blank header cells inherit the label to their
   left (upper header rows) or above (outer row-header columns) when a deeper level is filled;
   indented labels (leading spaces) hang under the nearest less-indented label above; section rows
@@ -219,13 +220,9 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     if header_rows:
         while corner < n_cols - 1 and all(graph.node_at(r, corner).empty for r in range(header_rows)):
             corner += 1
-    header_cols = 0
-    for c in range(n_cols - 1):
-        col = [kinds[r][c] for r in range(header_rows, n_rows) if kinds[r][c] != "empty"]
-        if col and col.count("number") * 2 < len(col):
-            header_cols = c + 1
-        else:
-            break
+    header_cols = _text_columns(kinds, header_rows, 0)
+    if header_cols == 0 and n_cols > 1:  # a numeric key (rank, count) then the name columns
+        header_cols = 1 + _text_columns(kinds, header_rows, 1)
     header_cols = max(header_cols, corner)
     if header_cols >= n_cols:
         header_cols = 1 if n_cols > 1 else 0
@@ -244,6 +241,18 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     model._row_parents = _row_parents(graph, model, sections)
     model._unit_rows = _unit_rows(graph, model)
     return model
+
+
+def _text_columns(kinds: list[list[str]], header_rows: int, start: int) -> int:
+    """How many consecutive columns from `start` have mostly text data cells (the last column,
+    which must hold data, excluded)."""
+    n = 0
+    for c in range(start, len(kinds[0]) - 1):
+        col = [row[c] for row in kinds[header_rows:] if row[c] != "empty"]
+        if not col or col.count("number") * 2 >= len(col):
+            break
+        n += 1
+    return n
 
 
 def _spans_row(graph: CellGraph, r: int) -> bool:

@@ -148,3 +148,17 @@ def test_label_merged_across_the_row_is_a_section() -> None:
     assert (h.header_rows, h.header_cols) == (1, 1)
     assert h.section_rows == frozenset({1, 3})
     assert texts(h.row_path(g.node_at(4, 2))) == ["constant dollars", "all companies"]
+
+
+def test_numeric_first_column_is_a_row_key_with_the_name_columns_after_it() -> None:
+    ranked = CellGraph(Table(text=[
+        ["rank", "athlete", "total", "snatch"],
+        ["1", "ann lee", "120", "55"],
+        ["2", "bo chan", "115", "50"],
+    ]))
+    h = infer_headers(ranked)
+    assert (h.header_rows, h.header_cols) == (1, 2)
+    assert texts(h.row_path(ranked.node_at(2, 3))) == ["2", "bo chan"]
+    counts = CellGraph(Table(text=[["gap in years", "number", "percent"], ["1", "972", "40.1"],
+                                   ["2", "360", "15.0"]]))
+    assert infer_headers(counts).header_cols == 1

@@ -6,7 +6,7 @@ import pytest
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.solver import Grounder, Plan, solve
+from celltrace.server.offline.solver import Grounder, Plan, _abbreviates, _wants_label, solve
 from celltrace.server.retrieval import Retriever
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
@@ -442,6 +442,14 @@ def test_union_of_listed_or_paraphrased_alternatives_is_a_sum() -> None:
     assert cells(g, plan.answer_nodes) == [(2, 1), (3, 1)]
 
 
+def test_abbreviations_are_truncations_or_vowel_free_contractions() -> None:
+    assert _abbreviates("att", "attempts") and _abbreviates("yds", "yards")
+    assert _abbreviates("td", "touchdown")
+    assert _abbreviates("avg", "average") and _abbreviates("pct", "percent")
+    assert not _abbreviates("ci", "canadian") and not _abbreviates("men", "management")
+    assert not _abbreviates("ca", "canada")
+
+
 def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
     assert ops.asks_comparison_amount("what was the rate of arab women higher than that of others?")
     assert not ops.asks_comparison_amount("how many children had item 2 (more care use than usual)?")
@@ -455,6 +463,14 @@ def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
     assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (4, 1)]
     plan, _ = run(t, "what was the rate of arab higher than that of women who were not a visible minority?")
     assert plan.answer == ["10.7"]
+
+
+def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
+    plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
+    assert plan.answer == ["24.0"]
+    assert _wants_label("which province had the most men?")
+    assert _wants_label("who won, by what percent of votes?")
+    assert not _wants_label("how many men lived in quebec, which is in the east?")
 
 
 def test_ranking_skips_measure_labels_and_ranks_the_members() -> None:

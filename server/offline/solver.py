@@ -100,7 +100,8 @@ class Grounder:
         self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
                   for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
-        self._soft = self._soft_matches(list(label_nodes.values()))
+        headers = {n.id: n for line in self.rows + self.cols for n in line.path}
+        self._soft = self._soft_matches(list(headers.values()))
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -155,23 +156,30 @@ class Grounder:
         return max(lex, self._soft.get(node.id, 0.0))
 
     def _soft_matches(self, nodes: list[Node]) -> dict[int, float]:
-        """Embedding match of labels against question n-grams (only labels with no lexical hit)."""
+        """Embedding match of header labels with no lexical hit against the question n-grams that
+        hold a question word no label explains lexically (none such: no model call)."""
         r = self.retriever
         if r is None or not r.dense:
             return {}
         cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None]
-        if not cands:
+        grams = self._unexplained_grams()
+        if not cands or not grams:
             return {}
-        words = re.findall(r"[\w'&-]+", self.qnorm)
-        grams = list(dict.fromkeys(
-            " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
-            if not all(x in STOPWORDS for x in words[i : i + k])
-        ))[:MAX_GRAMS]
         vecs = r.node_vectors([n.id for n in cands])
-        if not grams or vecs is None:
+        if vecs is None:
             return {}
         sims = (vecs @ r.embedder.encode(grams).T).max(axis=1)
         return {n.id: 0.8 * float(s) for n, s in zip(cands, sims, strict=True) if s >= EMBED_MIN}
+
+    def _unexplained_grams(self) -> list[str]:
+        """Question 1-3-grams holding a content word that no label (nor text cell) matches."""
+        explained = {q for m in self._match.values() for q in m}
+        open_words = {raw for raw, st in self.qwords if st not in explained}
+        words = re.findall(r"[\w'&-]+", self.qnorm)
+        return list(dict.fromkeys(
+            " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
+            if open_words & set(words[i : i + k])
+        ))[:MAX_GRAMS]
 
     # ---- scores ------------------------------------------------------------------------------
     def coverage(self, *lines: Line | None) -> float:
@@ -266,11 +274,21 @@ def _label_tokens(text: str) -> list[str]:
 
 
 def _abbreviates(short: str, long: str) -> bool:
-    """`yds` ~ `yards`: alphabetic, 2-5 letters, same first letter, a subsequence of the longer."""
+    """`att` ~ `attempts`, `yds` ~ `yards`, `td` ~ `touchdown`: `short` (alphabetic, 2-5 letters,
+    shorter) is a truncation of `long` (a prefix of 3+ letters) or a contraction: its first letter,
+    then only consonants, in order (abbreviations drop vowels, so `ci` is not `canadian`)."""
     if not (2 <= len(short) <= 5 and short.isalpha() and len(long) > len(short) and short[0] == long[0]):
+        return False
+    if len(short) >= 3 and long.startswith(short):
+        return True
+    if any(ch in VOWELS for ch in short[1:]):
         return False
     it = iter(long)
     return all(ch in it for ch in short)
+
+
+VOWELS = frozenset("aeiou")
+"""English vowel letters (a contraction keeps consonants only after its first letter)."""
 
 
 def _match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
@@ -471,7 +489,7 @@ def _solve_lookup(g: Grounder) -> Plan:
             hdrs = [i for i in _headers_for(g, [row]) if i != when.id]
             return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
                         row_headers=hdrs)
-    if ops.asks_label(g.q):
+    if _wants_label(g.qnorm):
         label = _label_answer(g, row, "row")
         if label is not None:
             hdrs = _headers_for(g, [col])
@@ -481,6 +499,16 @@ def _solve_lookup(g: Grounder) -> Plan:
     rh, ch = _headers_for(g, [row]), _headers_for(g, [col])
     return Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
                 f"cell at row {row.index}, column {col.index}", rh, ch)
+
+
+def _wants_label(qnorm: str) -> bool:
+    """A which/who question, unless an amount is asked first: `what was the rate of manitoba,
+    which had the highest rate?` wants the rate (the `which` clause only describes the item)."""
+    if not ops.asks_label(qnorm):
+        return False
+    amount = ops.QUANTITY.search(qnorm)
+    name = re.search(r"\b(?:which|who|whom)\b", qnorm)
+    return amount is None or name is None or name.start() < amount.start()
 
 
 def _solve_respectively(g: Grounder) -> Plan | None:
