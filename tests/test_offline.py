@@ -481,3 +481,11 @@ def test_ranking_skips_measure_labels_and_ranks_the_members() -> None:
                     ["males", "", "", ""], ["accidents", "200", "31.0", "1"], ["cancer", "90", "14.0", "2"]])
     plan, _ = run(t, "which gender has a smaller share of death because of accidents?")
     assert plan.answer == ["females"]
+
+
+def test_soft_matching_embeds_only_grams_around_unexplained_words() -> None:
+    graph = CellGraph(SURVEY)
+    g = Grounder("what percent of females lived in quebec?", graph, infer_headers(graph), None)
+    grams = g._unexplained_grams()
+    assert "females" in grams and "of females lived" in grams
+    assert "quebec" not in grams and "percent" not in grams and "in quebec" not in grams

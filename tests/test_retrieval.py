@@ -126,3 +126,23 @@ def test_tokens_and_numbers() -> None:
     assert canonical_number("1,234") == "1234" and canonical_number("12.50") == "12.5"
     assert canonical_number("1,2") is None
     assert tokens("The Revenues of 2,017 flights") == ["revenu", "2017", "flight"]
+
+
+def test_node_vectors_embed_only_the_requested_labels() -> None:
+    calls: list[list[str]] = []
+    emb = get_embedder()
+
+    class Counting:
+        model_id = emb.model_id
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return emb.encode(texts)
+
+    graph = CellGraph(Table(text=[["fleet", "seats"], ["airbus a319 node test", "128"],
+                                  ["boeing 737", "160"]]))
+    retriever = Retriever(graph, embedder=Counting())  # type: ignore[arg-type]
+    label = graph.node_at(1, 0)
+    vecs = retriever.node_vectors([label.id])
+    assert calls == [["airbus a319 node test"]] and vecs is not None and vecs.shape[0] == 1
+    assert retriever.node_vectors([graph.node_at(1, 1).id]) is None  # numbers are never embedded
