@@ -6,7 +6,7 @@ import pytest
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.solver import Grounder, Plan, _abbreviates, _wants_label, solve
+from celltrace.server.offline.solver import Grounder, Plan, _abbreviates, _acronym, _wants_label, solve
 from celltrace.server.retrieval import Retriever
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
@@ -489,3 +489,14 @@ def test_soft_matching_embeds_only_grams_around_unexplained_words() -> None:
     grams = g._unexplained_grams()
     assert "females" in grams and "of females lived" in grams
     assert "quebec" not in grams and "percent" not in grams and "in quebec" not in grams
+
+
+def test_parenthesised_acronym_mentions_the_whole_label() -> None:
+    table = Table(text=[
+        ["", "2018", "2017"],
+        ["Available seat miles (ASMs) (000s)", "159,795", "153,811"],
+        ["Operating expenses per ASM (cents)", "11.74", "11.53"],
+    ])
+    plan, _ = run(table, "What was the ASM of Southwest in 2017?")
+    assert plan.answer == ["153,811"]
+    assert _acronym("revenue passenger miles (rpms)") == {"rpms", "rpm"} and not _acronym("load factor (c)")

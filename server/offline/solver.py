@@ -146,6 +146,8 @@ class Grounder:
             return 0.0
         if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
             return 1.0
+        if _acronym(text) & self.qtoks:
+            return 1.0
         ltoks = _label_tokens(node.text)
         ltoks = [t for t in ltoks if t not in known] or ltoks
         lex = 0.0
@@ -328,6 +330,17 @@ def _derived(base: str, stem: str) -> bool:
     """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
     return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
             and stem[len(base):] in DERIVATION_SUFFIXES)
+
+
+def _acronym(text: str) -> set[str]:
+    """Stems of a parenthesised acronym of the words before it: `available seat miles (asms)` →
+    {`asm`}. The acronym names the whole label, so a question using it mentions the label fully."""
+    out: set[str] = set()
+    for m in re.finditer(r"\(([a-z]{2,6})\)", text):
+        before = re.findall(r"[a-z]+", text[: m.start()])
+        if _initials_in(_singular(m.group(1)), before):
+            out.update(tokens(m.group(1)) + tokens(_singular(m.group(1))))
+    return out
 
 
 def _singular(abbr: str) -> str:
