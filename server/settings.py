@@ -79,7 +79,12 @@ class Settings(BaseSettings):
     )
     dense_retrieval: bool = Field(default=True, description="embedding tier of node retrieval")
     max_list_lines: int = Field(default=40, ge=1, description="cap of neighbour/search/trace lines")
-    offline_min_confidence: float = Field(default=0.5, ge=0, le=1)
+    offline_min_confidence: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="the offline engine abstains (best guess kept) below this grounding confidence",
+    )
     fast_path_confidence: float = Field(
         default=0.9, ge=0, le=1, description="auto mode returns the offline answer at or above this"
     )

@@ -9,7 +9,7 @@ paper's action vocabulary:
    yields it), or `VisitNode` of the label when the answer is a label;
 3. `AnswerQuestion()`.
 
-`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.5, env
+`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.2, env
 `CELLTRACE_OFFLINE_MIN_CONFIDENCE`) the status is `abstained`, with the best guess kept in `answer`
 and the reason in `error`. No LLM is ever called (`usage.llm_calls` stays 0).
 """
@@ -25,9 +25,6 @@ from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import StepAction
-
-DEFAULT_MIN_CONFIDENCE = 0.5
-"""Abstain below this plan confidence when the settings do not say otherwise."""
 
 
 def node_arg(node: Node) -> list[Any]:
@@ -59,7 +56,7 @@ class OfflinePolicy:
 
     def answer(self, state: ReasoningState) -> FinalAnswer:
         plan, _, _ = self._plan(state)
-        threshold = self.min_confidence(state)
+        threshold = state.settings.offline_min_confidence
         if not plan.answer:
             return FinalAnswer(
                 status="abstained", answer=[], answer_nodes=[], header_nodes=plan.header_nodes,
@@ -80,12 +77,6 @@ class OfflinePolicy:
         )
 
     # ---- helpers ------------------------------------------------------------------------------
-    def min_confidence(self, state: ReasoningState) -> float:
-        value = getattr(state.settings, "offline_min_confidence", None)
-        if value is None:
-            value = getattr(self.settings, "offline_min_confidence", None)
-        return DEFAULT_MIN_CONFIDENCE if value is None else float(value)
-
     def _plan(self, state: ReasoningState) -> tuple[Plan, HeaderModel, list[Decision]]:
         key = id(state)
         cached = self._plans.get(key)
