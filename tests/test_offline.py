@@ -500,3 +500,23 @@ def test_parenthesised_acronym_mentions_the_whole_label() -> None:
     plan, _ = run(table, "What was the ASM of Southwest in 2017?")
     assert plan.answer == ["153,811"]
     assert _acronym("revenue passenger miles (rpms)") == {"rpms", "rpm"} and not _acronym("load factor (c)")
+
+
+def test_amount_asked_before_a_which_clause_is_a_lookup_not_a_ranking() -> None:
+    assert ops.amount_before_name("what was the rate of manitoba, which had the highest rate?")
+    assert ops.amount_before_name("how many percent of alberta which had the largest decrease?")
+    assert not ops.amount_before_name("which province had the highest rate of men?")
+    assert not ops.amount_before_name("where were men more likely to die?")
+    plan, g = run(SURVEY, "what was the number of men in alberta, which had the lowest number of men?")
+    assert plan.operation == "lookup" and plan.answer == ["60"]
+    assert cells(g, plan.answer_nodes) == [(4, 1)]
+
+
+def test_asked_category_noun_is_not_soft_matched() -> None:
+    assert ops.asked_category("which gender has a smaller share of deaths?") == "gender"
+    assert ops.asked_category("which kind of people were more likely to report it?") is None
+    assert ops.asked_category("what was the rate of men?") is None
+    graph = CellGraph(SURVEY)
+    grounder = Grounder("which gender had the lower share in quebec?", graph, infer_headers(graph), None)
+    grams = grounder._unexplained_grams()
+    assert "share" in grams and not any("gender" in gram.split() for gram in grams)

@@ -199,6 +199,30 @@ QUANTITY = re.compile(r"\bhow (?:many|much)\b|\b(?:percent|percentage|proportion
 """Wording that asks for an amount (the question then wants a value, not a label)."""
 
 
+def amount_before_name(question: str) -> bool:
+    """An amount is asked before a which/who clause: `what was the rate of manitoba, which had the
+    highest rate?` wants the rate (the clause only describes the item), not the item's name."""
+    q = question.lower()
+    amount = QUANTITY.search(q)
+    name = re.search(r"\b(?:which|who|whom)\b", q)
+    return amount is not None and name is not None and amount.start() < name.start()
+
+
+ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)")
+"""`which gender …`, `what province …`: the noun names the category of the answer, not a cell
+constraint (an embedding of it matches the category's members unevenly: `gender` ~ `males`)."""
+
+
+def asked_category(question: str) -> str | None:
+    """The noun right after which/what (None without one, or when it is a function word)."""
+    m = ASKED_CATEGORY.search(question.lower())
+    return m.group(1) if m and m.group(1) not in _FUNCTION_AFTER_WH else None
+
+
+_FUNCTION_AFTER_WH = frozenset({"is", "was", "were", "are", "had", "has", "have", "did", "does", "do",
+                                "the", "a", "an", "of", "in", "to", "for", "kind", "type", "group"})
+
+
 def asks_ranked_label(question: str) -> bool:
     """The question asks for the label of the top- or bottom-ranked member, not for its value."""
     q = question.lower().strip()

@@ -177,7 +177,8 @@ class Grounder:
     def _unexplained_grams(self) -> list[str]:
         """Question 1-3-grams holding a content word that no label (nor text cell) matches."""
         explained = {q for m in self._match.values() for q in m}
-        open_words = {raw for raw, st in self.qwords if st not in explained}
+        asked = ops.asked_category(self.q)
+        open_words = {raw for raw, st in self.qwords if st not in explained and raw != asked}
         words = re.findall(r"[\w'&-]+", self.qnorm)
         return list(dict.fromkeys(
             " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
@@ -392,7 +393,8 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         if plan is not None:
             return plan
     k = ops.top_k(question)
-    if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None):
+    if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None
+                         and not ops.amount_before_name(question)):
         plan = _solve_argmax(g, k or 1)
         if plan is not None:
             return plan
@@ -518,11 +520,7 @@ def _solve_lookup(g: Grounder) -> Plan:
 def _wants_label(qnorm: str) -> bool:
     """A which/who question, unless an amount is asked first: `what was the rate of manitoba,
     which had the highest rate?` wants the rate (the `which` clause only describes the item)."""
-    if not ops.asks_label(qnorm):
-        return False
-    amount = ops.QUANTITY.search(qnorm)
-    name = re.search(r"\b(?:which|who|whom)\b", qnorm)
-    return amount is None or name is None or name.start() < amount.start()
+    return ops.asks_label(qnorm) and not ops.amount_before_name(qnorm)
 
 
 def _solve_respectively(g: Grounder) -> Plan | None:
