@@ -80,7 +80,7 @@ class Settings(BaseSettings):
     dense_retrieval: bool = Field(default=True, description="embedding tier of node retrieval")
     max_list_lines: int = Field(default=40, ge=1, description="cap of neighbour/search/trace lines")
     offline_min_confidence: float = Field(
-        default=0.2,
+        default=0.15,
         ge=0,
         le=1,
         description="the offline engine abstains (best guess kept) below this grounding confidence",

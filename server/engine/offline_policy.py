@@ -9,7 +9,7 @@ paper's action vocabulary:
    yields it), or `VisitNode` of the label when the answer is a label;
 3. `AnswerQuestion()`.
 
-`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.2, env
+`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.15, env
 `CELLTRACE_OFFLINE_MIN_CONFIDENCE`) the status is `abstained`, with the best guess kept in `answer`
 and the reason in `error`. No LLM is ever called (`usage.llm_calls` stays 0).
 """
