@@ -205,7 +205,10 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     if n_cols > 1 and has_number_row:
         for r in range(n_rows - 1):
             rest = kinds[r][1:]
-            if "number" in rest or "text" not in rest or (r > 0 and _spans_row(graph, r)):
+            # a full-width label below a real header row is a section heading; full-width rows at
+            # the top (title, subtitle, unit line) belong to the band
+            section = _spans_row(graph, r) and not all(_spans_row(graph, k) for k in range(r))
+            if "number" in rest or "text" not in rest or section:
                 break
             header_rows = r + 1
         # a merged area that starts in the band and reaches below extends it (tall headers)

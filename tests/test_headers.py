@@ -162,3 +162,22 @@ def test_numeric_first_column_is_a_row_key_with_the_name_columns_after_it() -> N
     counts = CellGraph(Table(text=[["gap in years", "number", "percent"], ["1", "972", "40.1"],
                                    ["2", "360", "15.0"]]))
     assert infer_headers(counts).header_cols == 1
+
+
+def test_full_width_title_and_unit_rows_at_the_top_stay_in_the_header_band() -> None:
+    table = Table(
+        text=[
+            ["Statement of operations", "", "", ""],
+            ["(In millions)", "", "", ""],
+            ["", "Year ended December 31", "", ""],
+            ["", "2017", "2016", "2015"],
+            ["Passenger", "38,722", "36,052", "36,817"],
+            ["Cargo", "812", "700", "760"],
+        ],
+        merges=[(0, 0, 0, 3), (1, 0, 1, 3), (2, 1, 2, 3)],
+    )
+    graph = CellGraph(table)
+    model = infer_headers(graph)
+    assert model.header_rows == 4 and not model.section_rows
+    cell = graph.node_at(5, 2)
+    assert texts(model.col_path(cell))[-2:] == ["Year ended December 31", "2016"]

@@ -484,13 +484,12 @@ def _confidence(g: Grounder, ranked: list[tuple[float, Line, Line]]) -> float:
 
 
 def _headers_for(g: Grounder, lines: list[Line]) -> list[int]:
-    ids: list[int] = []
-    for line in lines:
-        mentioned = [n for n in line.path if g.mention(n) > 0]
-        for n in mentioned or line.path[-1:]:
-            if n.id not in ids:
-                ids.append(n.id)
-    return ids
+    """The headers that qualify the chosen lines: each line's header path, outermost first, without
+    labels spanning the whole table width (a title qualifies every cell, so it tells nothing)."""
+    width = g.graph.n_cols - 1
+    return list(
+        dict.fromkeys(n.id for line in lines for n in line.path if not (n.c0 == 0 and n.c1 == width))
+    )
 
 
 def _solve_lookup(g: Grounder) -> Plan:
