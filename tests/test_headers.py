@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tables import statement
+
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers, is_number_text, is_year_text
 from celltrace.shared.table import Table
@@ -11,20 +13,7 @@ def texts(nodes) -> list[str]:
     return [n.text.strip() for n in nodes]
 
 
-FINANCIAL = Table(
-    text=[
-        ["", "Year Ended December 31", "", ""],
-        ["", "2017", "2016", "2015"],
-        ["Operating revenue", "", "", ""],
-        ["  Passenger", "$31,000", "$29,000", "$27,000"],
-        ["  Cargo", "1,234", "1,100", "(7.8)"],
-        ["Total operating revenue", "32,234", "30,100", "26,992"],
-        ["Operating expenses", "", "", ""],
-        ["  Salaries", "10,000", "9,000", "8,000"],
-        ["    Pension", "1,000", "900", "800"],
-    ],
-    merges=[(0, 1, 0, 3)],
-)
+FINANCIAL = statement(with_expenses=True)
 
 
 def test_financial_statement_bands_and_paths() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tables import statement
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.offline import operations as ops
@@ -13,17 +14,7 @@ from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
 
-STATEMENT = Table(
-    text=[
-        ["", "Year Ended December 31", "", ""],
-        ["", "2017", "2016", "2015"],
-        ["Operating revenue", "", "", ""],
-        ["  Passenger", "$31,000", "$29,000", "$27,000"],
-        ["  Cargo", "1,234", "1,100", "(7.8)"],
-        ["Total operating revenue", "32,234", "30,100", "26,992"],
-    ],
-    merges=[(0, 1, 0, 3)],
-)
+STATEMENT = statement()
 
 SURVEY = Table(
     text=[
