@@ -229,6 +229,10 @@ def _split_sections(code: str) -> list[str]:
     return parts
 
 
+_SINGLE_TOKENS = {".": "dot", ",": "comma", "%": "pct", "/": "slash", "@": "text"}
+"""One-character format symbols and their token kinds."""
+
+
 def _parse_section(text: str) -> _Section:
     toks: list[_Tok] = []
     cond: tuple[str, float] | None = None
@@ -268,20 +272,8 @@ def _parse_section(text: str) -> _Section:
         elif ch in "0#?":
             toks.append(_Tok("dig", ch))
             i += 1
-        elif ch == ".":
-            toks.append(_Tok("dot", "."))
-            i += 1
-        elif ch == ",":
-            toks.append(_Tok("comma", ","))
-            i += 1
-        elif ch == "%":
-            toks.append(_Tok("pct", "%"))
-            i += 1
-        elif ch == "/":
-            toks.append(_Tok("slash", "/"))
-            i += 1
-        elif ch == "@":
-            toks.append(_Tok("text", "@"))
+        elif ch in _SINGLE_TOKENS:
+            toks.append(_Tok(_SINGLE_TOKENS[ch], ch))
             i += 1
         elif low == "e" and i + 1 < n and text[i + 1] in "+-":
             toks.append(_Tok("exp", text[i + 1]))

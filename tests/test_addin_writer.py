@@ -143,18 +143,17 @@ def test_answer_cell_refusals(book: FakeBook) -> None:
     assert report(book).cells[(4, 3)].value == 99
 
 
+def log_row(**fields: str) -> LogEntry:
+    """A log entry for sheet Report; `fields` override the defaults."""
+    values = {
+        "timestamp": "2024-01-02T09:00:00+00:00", "sheet": "Report", "range": "A1", "question": "q",
+        "answer": "a", "status": "answered", "evidence": "", "engine": "offline", "llm_calls": 0,
+    } | fields  # fmt: skip
+    return LogEntry(**values)
+
+
 def test_log_sheet_rows(book: FakeBook) -> None:
-    row = LogEntry(
-        timestamp="2024-01-02T09:00:00+00:00",
-        sheet="Report",
-        range="A2:I10",
-        question="=2+2",
-        answer="-5",
-        status="answered",
-        evidence="F7",
-        engine="offline",
-        llm_calls=0,
-    )
+    row = log_row(question="=2+2", answer="-5", range="A2:I10", evidence="F7")
     apply_actions(book, [], log=[row])
     apply_actions(book, [], log=[row.model_copy(update={"question": "second"})])
     log = next(s for s in book.sheets if s.name == LOG_SHEET)
@@ -168,17 +167,7 @@ def test_log_sheet_rows(book: FakeBook) -> None:
 def test_user_sheet_named_celltrace_is_left_alone(book: FakeBook) -> None:
     mine = book.sheets.add("celltrace")
     mine.set(1, 1, "my own notes")
-    row = LogEntry(
-        timestamp="t",
-        sheet="Report",
-        range="A1",
-        question="q",
-        answer="a",
-        status="answered",
-        evidence="",
-        engine="offline",
-        llm_calls=0,
-    )
+    row = log_row()
     apply_actions(book, [], log=[row])
     assert mine.cells[(1, 1)].value == "my own notes"
     assert "celltrace 2" in book.sheets
@@ -207,17 +196,7 @@ def test_failure_rolls_everything_back(book: FakeBook) -> None:
     snapshot = state(book)
     sheets = [s.name for s in book.sheets]
     bad = [*actions(), SetValue(sheet="Report", address="C4", value="x")]  # C4 is not empty
-    row = LogEntry(
-        timestamp="t",
-        sheet="Report",
-        range="A1",
-        question="q",
-        answer="a",
-        status="answered",
-        evidence="",
-        engine="offline",
-        llm_calls=0,
-    )
+    row = log_row()
     with pytest.raises(UserError, match="not empty"):
         apply_actions(book, bad, log=[row])
     assert state(book) == snapshot
