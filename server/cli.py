@@ -46,7 +46,7 @@ def main() -> None:
     """Console-script entry point: user errors become one line on stderr and exit code 2."""
     _register()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of exiting
     except UserError as exc:
         print(f"celltrace: error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -62,3 +62,5 @@ def main() -> None:
         else:
             print(f"celltrace: error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    if isinstance(code, int) and code:
+        sys.exit(code)
