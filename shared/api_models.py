@@ -60,6 +60,7 @@ class AskRequest(_TableRequest):
 
     question: Question
     engine: Engine = "auto"
+    picture: bool = Field(default=False, description="also return the trace picture (SVG) as `picture`")
 
 
 class LongformRequest(_TableRequest):
@@ -73,6 +74,9 @@ class AskResponse(AskResult):
     """The `ask --json` shape plus the write-back actions the add-in applies."""
 
     actions: list[Action] = Field(default_factory=list)
+    picture: str | None = Field(
+        default=None, description="the trace picture as an SVG document, when the request asked for it"
+    )
 
 
 class StepEvent(BaseModel):

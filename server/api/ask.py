@@ -22,9 +22,10 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
+from celltrace.server.picture import trace_svg
 from celltrace.shared.actions import actions_for_answer
 from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
-from celltrace.shared.schemas import AskResult, Step
+from celltrace.shared.schemas import Step
 
 if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState
@@ -44,11 +45,13 @@ async def ask_job(
     uses_llm = body.engine == "llm" or (body.engine == "auto" and settings.llm_configured)
     table = await run_in_threadpool(to_table, body.table, runtime.server)
 
-    def work(emit: Emit) -> AskResult:
+    def work(emit: Emit) -> AskResponse:
         def on_step(step: Step, state: ReasoningState) -> None:
             emit(ask_step_event(step, state.table, [state.graph.node(i) for i in state.trace]))
 
-        return answer_question(table, body.question, body.engine, settings, on_step)
+        result = answer_question(table, body.question, body.engine, settings, on_step)
+        picture = trace_svg(table, result) if body.picture and result.status != "failed" else None
+        return AskResponse(**dict(result), actions=actions_for_answer(result), picture=picture)
 
     async for job in run_job(work, runtime, uses_llm):
         yield job
@@ -57,10 +60,10 @@ async def ask_job(
 AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
 
 
-def ask_response(result: AskResult, runtime: Runtime) -> AskResponse:
-    """The response body: the result plus its actions; 502 for LLM transport failures."""
-    raise_llm_failure(result.status, result.error, runtime)
-    return AskResponse(**dict(result), actions=actions_for_answer(result))
+def ask_response(response: AskResponse, runtime: Runtime) -> AskResponse:
+    """The response body (result, actions, picture); 502 for LLM transport failures."""
+    raise_llm_failure(response.status, response.error, runtime)
+    return response
 
 
 @router.post("/ask", response_model=AskResponse)

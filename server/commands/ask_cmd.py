@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
@@ -49,6 +50,14 @@ def ask(
     in_place: InPlaceOpt = False,
     answer_cell: AnswerCellOpt = None,
     overwrite: OverwriteOpt = False,
+    picture: Annotated[
+        Path | None,
+        typer.Option(
+            "--picture",
+            help="Also draw the trace picture (grid, visited nodes, evidence, caption) to FILE.svg "
+            "or FILE.png (PNG needs cairosvg).",
+        ),
+    ] = None,
 ) -> None:
     """Answer QUESTION about a table in WORKBOOK; exit code 1 when the engine failed."""
     from celltrace.server.engine.api import answer_question
@@ -59,6 +68,10 @@ def ask(
         workbook, tbl, out=out, answer_cell=answer_cell, in_place=in_place, overwrite=overwrite
     )
     result = answer_question(tbl, question, engine=engine)
+    if picture is not None:
+        from celltrace.server.picture import trace_svg, write_picture
+
+        typer.echo(f"picture: {write_picture(picture, trace_svg(tbl, result))}", err=True)
     written = None
     if output is not None and result.status != "failed":
         written = write_answer(output, tbl, result)
