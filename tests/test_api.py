@@ -177,7 +177,7 @@ def test_ask_offline_returns_ask_json_plus_actions_with_sheet_addresses() -> Non
     body = response.json()
     assert response.status_code == 200, body
     assert body["status"] == "answered" and body["answer"] == ["120"] and body["engine"] == "offline"
-    assert set(body) == set(AskResult.model_fields) | {"actions"}
+    assert set(body) == set(AskResult.model_fields) | {"actions", "picture"}
     answer_cells = [e["address"] for e in body["evidence"] if e["role"] == "answer"]
     assert answer_cells == ["D3"] and all(e["sheet"] == "P&L" for e in body["evidence"])
     kinds = [a["kind"] for a in body["actions"]]
