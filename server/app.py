@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from celltrace.server import __version__
-from celltrace.server.api import ask, errors, graph, health, longform
+from celltrace.server.api import addin, ask, errors, graph, health, longform
 from celltrace.server.api.auth import BearerAuthMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
 from celltrace.server.api.runtime import Runtime, warm_up
@@ -44,7 +44,7 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
         lifespan=lifespan,
     )
     errors.install(app)
-    for module in (health, graph, ask, longform):
+    for module in (health, graph, ask, longform, addin):
         app.include_router(module.router)
     app.add_middleware(
         RequestLimitsMiddleware, max_body_bytes=server.max_body_bytes, max_cells=server.max_cells

@@ -40,6 +40,15 @@ GRID = "#C8CDD3"
 TRACE = "#1F5FAD"
 SHARED = "#8E3FAF"
 FONT = "font-family='Segoe UI, Helvetica, Arial, sans-serif'"
+LEGEND = (
+    ("answer", "answer", GRID),
+    ("header evidence", "header", GRID),
+    ("header band", BAND, GRID),
+    ("visited (in order)", "#FFFFFF", TRACE),
+    ("shared neighbours", "#FFFFFF", SHARED),
+)
+"""Label, fill (`answer`/`header`: that evidence colour) and outline of each legend entry."""
+LEGEND_GAP = 26
 
 
 @dataclass(frozen=True)
@@ -171,7 +180,8 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
     x_axis = Axis.build(cols, widths, MARGIN + HEADING)
     y_axis = Axis.build(rows, [ROW_H] * len(rows), MARGIN + caption_h + HEADING)
     longest = max(len(line) for line in [*question, *answer]) + 3
-    width = max(x_axis.end + MARGIN, MARGIN * 2 + CHAR_W * longest, 560)
+    legend_w = sum(LEGEND_GAP + CHAR_W * len(label) for label, _, _ in LEGEND)
+    width = max(x_axis.end + MARGIN, MARGIN * 2 + CHAR_W * longest, MARGIN * 2 + legend_w)
     legend_y = y_axis.end + 14
     height = legend_y + 26
 
@@ -264,16 +274,11 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
         )
 
     x = MARGIN
-    for label, fill, stroke in (
-        ("answer", colours.answer, GRID),
-        ("header evidence", colours.header, GRID),
-        ("header band", BAND, GRID),
-        ("visited (in order)", "#FFFFFF", TRACE),
-        ("shared neighbours", "#FFFFFF", SHARED),
-    ):
+    for label, fill, stroke in LEGEND:
+        fill = {"answer": colours.answer, "header": colours.header}.get(fill, fill)
         svg.rect((x, legend_y, x + 14, legend_y + 14), fill, stroke, stroke_width="2")
         svg.text(x + 18, legend_y + 11, label, font_size="11", fill="#333")
-        x += 26 + CHAR_W * len(label)
+        x += LEGEND_GAP + CHAR_W * len(label)
 
     where = f"{table.sheet}!{table.origin.address}" if table.origin else "table"
     title = escape(_text(f"celltrace trace: {result.question} ({where})", 300))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from celltrace.shared.a1 import AddressError, parse_range
-from celltrace.shared.actions import Action
+from celltrace.shared.actions import Action, parse_target
 from celltrace.shared.schemas import AskResult, Step, TablePayload, TraceCell
 from celltrace.shared.table import TableError, normalise_merges
 
@@ -61,6 +61,17 @@ class AskRequest(_TableRequest):
     question: Question
     engine: Engine = "auto"
     picture: bool = Field(default=False, description="also return the trace picture (SVG) as `picture`")
+    answer_cell: str | None = Field(
+        default=None,
+        description="`Sheet!K2` or `K2` (on the table's sheet): the actions also write the answer there",
+    )
+
+    @field_validator("answer_cell")
+    @classmethod
+    def _answer_cell(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_target(value, default_sheet="table")  # ValueError (422) when it is no cell address
+        return value
 
 
 class LongformRequest(_TableRequest):

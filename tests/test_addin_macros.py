@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from fake_xlwings import FakeBook, FakeSheet
+from serve_process import free_port, running_server
 
 from celltrace.addin import macros
 from celltrace.addin.client import Client, ClientSettings, LongformResponse
@@ -28,50 +25,11 @@ GOLD, LIGHT = (0xFF, 0xD9, 0x66), (0xFF, 0xF2, 0xCC)
 QUESTION = "What was the revenue of USA in 2024?"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """`celltrace serve` on a free loopback port with a token; its URL."""
-    port = free_port()
-    env = {**os.environ, "CELLTRACE_TOKEN": TOKEN, "CELLTRACE_PRELOAD": "false"}
-    for key in ("CELLTRACE_MODEL", "OPENAI_BASE_URL", "CELLTRACE_BASE_URL"):
-        env.pop(key, None)
-    cmd = [
-        sys.executable,
-        "-c",
-        "from celltrace.server.cli import main; main()",
-        "serve",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-    ]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"celltrace serve exited: {proc.stdout.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("celltrace serve did not start in 90 s")
+    with running_server({"CELLTRACE_TOKEN": TOKEN}) as (_, url):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def settings(url: str, token: str | None = TOKEN) -> ClientSettings:

@@ -23,3 +23,12 @@ def test_prompt_templates_are_package_data() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     assert "*.txt" in config["package-data"]["celltrace.prompts"]
     assert list((ROOT / "prompts").glob("*.txt"))
+
+
+def test_addin_web_files_are_package_data() -> None:
+    from celltrace.server.api.addin import ASSETS
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "web/*" in config["package-data"]["celltrace.addin"]
+    shipped = {p.name for p in (ROOT / "addin" / "web").iterdir()}
+    assert {*ASSETS, "manifest.xml"} == shipped

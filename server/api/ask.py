@@ -23,6 +23,7 @@ from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
 from celltrace.server.picture import trace_svg
+from celltrace.shared.a1 import split_sheet_ref
 from celltrace.shared.actions import actions_for_answer
 from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
 from celltrace.shared.schemas import Step
@@ -44,6 +45,9 @@ async def ask_job(
         raise ApiError(409, "engine_unavailable", "engine 'llm' is not available: no LLM model is configured")
     uses_llm = body.engine == "llm" or (body.engine == "auto" and settings.llm_configured)
     table = await run_in_threadpool(to_table, body.table, runtime.server)
+    if body.answer_cell and split_sheet_ref(body.answer_cell)[0] is None and not table.sheet:
+        message = "answer_cell: name the sheet (Sheet!K2); the table has no origin"
+        raise ApiError(422, "invalid_request", message)
 
     def work(emit: Emit) -> AskResponse:
         def on_step(step: Step, state: ReasoningState) -> None:
@@ -51,7 +55,8 @@ async def ask_job(
 
         result = answer_question(table, body.question, body.engine, settings, on_step)
         picture = trace_svg(table, result) if body.picture and result.status != "failed" else None
-        return AskResponse(**dict(result), actions=actions_for_answer(result), picture=picture)
+        actions = actions_for_answer(result, answer_cell=body.answer_cell, default_sheet=table.sheet or None)
+        return AskResponse(**dict(result), actions=actions, picture=picture)
 
     async for job in run_job(work, runtime, uses_llm):
         yield job
