@@ -85,3 +85,18 @@ def test_ask_plans_the_answer_cell_and_refuses_a_bad_one(client: TestClient) -> 
     assert bad.status_code == 422 and "answer_cell" in json.dumps(bad.json())
     no_sheet = {**body, "table": {"cells": TABLE["cells"]}, "answer_cell": "K2"}
     assert client.post("/v1/ask", json=no_sheet, headers=auth).status_code == 422
+
+
+def test_excel_sideload_writes_the_manifest_for_an_origin(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from celltrace.server.cli import _register, app
+
+    _register()
+    out = tmp_path / "manifest.xml"
+    run = CliRunner().invoke(app, ["excel", "sideload", "--url", "https://localhost:9443", "--out", str(out)])
+    assert run.exit_code == 0 and "Upload My Add-in" in run.output and "wef" in run.output
+    source = ET.parse(out).getroot().find(f"{OFFICE}DefaultSettings/{OFFICE}SourceLocation")
+    assert source is not None and source.get("DefaultValue") == "https://localhost:9443/addin/taskpane.html"
+    bad = CliRunner().invoke(app, ["excel", "sideload", "--url", "localhost", "--out", str(out)])
+    assert bad.exit_code != 0

@@ -1,4 +1,5 @@
-"""`celltrace excel install|ask`: the Excel add-in from a terminal (Windows and macOS only)."""
+"""`celltrace excel install|ask|sideload`: the xlwings add-in from a terminal (Windows and macOS only),
+and the manifest of the Office.js task pane with sideloading steps (any system)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from celltrace.shared.errors import UserError
 
 app = typer.Typer(
     name="excel",
-    help="Use celltrace inside Microsoft Excel (xlwings add-in): install it, or ask from a terminal.",
+    help="Use celltrace in Microsoft Excel: the xlwings add-in (install, ask), the task pane (sideload).",
     no_args_is_help=True,
 )
 
@@ -81,3 +82,39 @@ def ask(
     )
     if outcome is None:
         raise typer.Exit(1)
+
+
+SIDELOAD_STEPS = """\
+Sideload the celltrace task pane ({manifest}); keep `celltrace serve --https` running.
+  Excel on the web: Home > Add-ins > More Add-ins > My Add-ins > Upload My Add-in > choose the file.
+  Windows: put the file in a shared folder (e.g. \\\\%COMPUTERNAME%\\addins), add that folder under
+    File > Options > Trust Center > Trust Center Settings > Trusted Add-in Catalogs ("Show in Menu"),
+    restart Excel, then Home > Add-ins > More Add-ins > Shared Folder > celltrace.
+  macOS: copy the file to ~/Library/Containers/com.microsoft.Excel/Data/Documents/wef/
+    (create the folder if needed), restart Excel, then Home > Add-ins > My Add-ins > celltrace.
+The pane opens from Home > Ask celltrace; =CELLTRACE.ASK(question, range) works once it has loaded."""
+
+
+@app.command("sideload")
+def sideload(
+    url: Annotated[
+        str, typer.Option("--url", help="The origin celltrace serve runs on (the manifest points there).")
+    ] = "https://localhost:8765",
+    out: Annotated[Path, typer.Option("--out", help="Where to write the manifest.")] = Path(
+        "celltrace-manifest.xml"
+    ),
+) -> None:
+    """Write the task pane's manifest for URL and print how to sideload it (Windows, macOS, web)."""
+    from urllib.parse import urlsplit
+
+    from celltrace.server.api.addin import manifest_xml
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+        raise UserError(f"--url {url!r}: give an origin such as https://localhost:8765")
+    out.write_text(manifest_xml(f"{parts.scheme}://{parts.netloc}"), encoding="utf-8")
+    typer.echo(SIDELOAD_STEPS.format(manifest=out))
+    if parts.scheme != "https":
+        typer.echo(
+            "warning: Office loads add-ins only over HTTPS; start `celltrace serve --https`.", err=True
+        )

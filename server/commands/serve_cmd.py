@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
@@ -50,8 +51,21 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8765,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    https: Annotated[
+        bool,
+        typer.Option(
+            "--https",
+            help="Serve HTTPS with a local certificate (created once, then reused), as Office add-ins "
+            "require; prints how to trust it.",
+        ),
+    ] = False,
+    cert_dir: Annotated[
+        Path | None,
+        typer.Option("--cert-dir", help="Where the local certificate lives (default ~/.celltrace/tls)."),
+    ] = None,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) until SIGTERM or Ctrl+C."""
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) and the Office.js task pane
+    (/addin/) until SIGTERM or Ctrl+C."""
     settings = load_server_settings()
     if not is_loopback(host) and settings.token_value() is None:
         raise UserError(
@@ -59,6 +73,21 @@ def serve(
             "(clients then send 'Authorization: Bearer <token>'); or bind 127.0.0.1"
         )
     import uvicorn
+
+    tls: dict[str, str] = {}
+    if https:
+        from celltrace.server.tls import DEFAULT_DIR, ensure_certificate, trust_instructions
+
+        local = ensure_certificate(cert_dir or DEFAULT_DIR)
+        tls = {"ssl_certfile": str(local.cert), "ssl_keyfile": str(local.key)}
+        origin = f"https://{'localhost' if is_loopback(host) else host}:{port}"
+        state = "created now" if local.created else "reused"
+        lines = [f"HTTPS: {local.cert}, signed by the local CA {local.ca} ({state})"]
+        lines += trust_instructions(local.ca)
+        lines.append(
+            f"Task pane manifest: {origin}/addin/manifest.xml (celltrace excel sideload --url {origin})"
+        )
+        typer.echo("\n".join(lines), err=True)
 
     # uvicorn shuts down gracefully on these signals, then re-raises them: exit 0 after that.
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -72,4 +101,5 @@ def serve(
         log_level=log_level,
         server_header=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        **tls,
     )
