@@ -4,9 +4,12 @@ The model: a top band of `header_rows` column-header rows and a left band of `he
 row-header columns; the rest is the data region. Cues, in order of use:
 
 * **Top band** — leading rows that have text to the right of column 0 and hold no plain number
-  there (year-like labels such as `2017` or `fy 2018` count as text); a row whose only content sits
-  in column 0 is a section label, not a column header, and ends the band. A table with no numeric
-  row at all keeps one header row.
+  there (year-like labels such as `2017` or `fy 2018` count as text). Title lines (content in
+  column 0 only) and blank rows before or between such rows stay in the band without being levels;
+  after the first level, a row whose only content sits in column 0 is a section label, not a column
+  header, and ends the band. A table with no numeric row at all keeps one header row.
+* **Units** — `unit_for` reads the unit of a cell from unit labels on its paths, unit rows and the
+  caption (`celltrace.shared.units`).
 * **Left band** — leading columns whose data-region cells are mostly text (years included), at
   least as wide as the empty top-left corner. A numeric first column (a rank, a player number, a
   count category) still is the row key: it and the text columns right after it form the band.
@@ -24,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.units import caption_unit, label_unit
 
 _NUMBER = re.compile(r"^[-−–+]?\s*[$€£¥]?\s*\(?\s*[-−–]?\s*[$€£¥]?\d[\d,]*(?:\.\d+)?\s*\)?\s*%?$")
 _YEAR = re.compile(
@@ -147,6 +151,43 @@ class HeaderModel:
         """Row path + column path of a node (the headers that qualify a data cell)."""
         return [*self.row_path(node), *self.col_path(node)]
 
+    # ---- units ---------------------------------------------------------------------------------
+    def unit_for(self, node: Node) -> str | None:
+        """The unit qualifying `node` (canonical, see `celltrace.shared.units`), or None.
+
+        Innermost first: a unit label on the row path (a unit column or a `percent` row), on the
+        column path (unit rows included), a unit row whose unit is written at the left of its
+        group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`) unless
+        the cell's labels name what the caption exempts.
+        """
+        rows, cols = self.row_path(node), self.col_path(node)
+        for label in [*reversed(rows), *reversed(cols)]:
+            unit = label_unit(label.text)
+            if unit is not None:
+                return unit
+        for r in range(min(node.r0, self.header_rows)):
+            unit = self._unit_row_label(r, node.c0)
+            if unit is not None:
+                return unit
+        caption = caption_unit(self.graph.table.title)
+        if caption is not None and caption.applies_to([n.text for n in [*rows, *cols]]):
+            return caption.unit
+        return None
+
+    def _unit_row_label(self, r: int, c: int) -> str | None:
+        """In a band row of unit labels only, the unit written at or left of column `c`."""
+        if c < self.header_cols:
+            return None
+        cells = (self.graph.node_at(r, cc) for cc in range(self.header_cols, self.graph.n_cols))
+        units = {n.id: label_unit(n.text) for n in cells if not n.empty}
+        if not units or None in units.values():
+            return None
+        for cc in range(c, self.header_cols - 1, -1):
+            n = self.graph.node_at(r, cc)
+            if not n.empty:
+                return units[n.id]
+        return None
+
     # ---- label lookup with fill -----------------------------------------------------------------
     def _col_label(self, r: int, c: int) -> Node | None:
         n = self.graph.node_at(r, c)
@@ -202,14 +243,23 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     # top band
     has_number_row = any("number" in kinds[r][1:] for r in range(n_rows))
     header_rows = 0
+    levels: list[int] = []  # band rows with labels right of column 0 (the header levels)
     if n_cols > 1 and has_number_row:
         for r in range(n_rows - 1):
             rest = kinds[r][1:]
+            if "number" in rest:
+                break
+            if "text" not in rest:
+                # a title/caption line or a blank row stays in the band when header rows follow;
+                # after the header, a label in column 0 alone heads a section
+                if (levels and kinds[r][0] != "empty") or not _header_row_follows(graph, kinds, r):
+                    break
+                continue
             # a full-width label below a real header row is a section heading; full-width rows at
             # the top (title, subtitle, unit line) belong to the band
-            section = _spans_row(graph, r) and not all(_spans_row(graph, k) for k in range(r))
-            if "number" in rest or "text" not in rest or section:
+            if _spans_row(graph, r) and not all(_spans_row(graph, k) for k in range(r)):
                 break
+            levels.append(r)
             header_rows = r + 1
         # a merged area that starts in the band and reaches below extends it (tall headers)
         for node in graph.nodes:
@@ -220,8 +270,8 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
 
     # left band
     corner = 0
-    if header_rows:
-        while corner < n_cols - 1 and all(graph.node_at(r, corner).empty for r in range(header_rows)):
+    if levels:
+        while corner < n_cols - 1 and all(graph.node_at(r, corner).empty for r in levels):
             corner += 1
     header_cols = _text_columns(kinds, header_rows, 0)
     if header_cols == 0 and n_cols > 1:  # a numeric key (rank, count) then the name columns
@@ -244,6 +294,17 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     model._row_parents = _row_parents(graph, model, sections)
     model._unit_rows = _unit_rows(graph, model)
     return model
+
+
+def _header_row_follows(graph: CellGraph, kinds: list[list[str]], r: int) -> bool:
+    """After row `r`, past blank and column-0-only lines, comes a row of labels (no numbers)."""
+    for k in range(r + 1, len(kinds) - 1):
+        rest = kinds[k][1:]
+        if "number" in rest:
+            return False
+        if "text" in rest:
+            return not (_spans_row(graph, k) and not all(_spans_row(graph, j) for j in range(k)))
+    return False
 
 
 def _text_columns(kinds: list[list[str]], header_rows: int, start: int) -> int:

@@ -170,3 +170,32 @@ def test_full_width_title_and_unit_rows_at_the_top_stay_in_the_header_band() -> 
     assert model.header_rows == 4 and not model.section_rows
     cell = graph.node_at(5, 2)
     assert texts(model.col_path(cell))[-2:] == ["Year ended December 31", "2016"]
+
+
+def test_title_and_blank_rows_above_and_inside_the_header_band_are_not_levels() -> None:
+    t = Table(
+        text=[
+            ["Table 3. Farms by size", "", "", ""],
+            ["", "", "", ""],
+            ["", "Year ended December 31", "", ""],
+            ["", "", "", ""],
+            ["", "2017", "2016", "2015"],
+            ["", "acres", "", ""],
+            ["small", "12", "11", "10"],
+            ["large", "7", "8", "9"],
+        ],
+        merges=[(2, 1, 2, 3)],
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert (h.header_rows, h.header_cols) == (6, 1)
+    cell = g.node_at(7, 3)
+    assert texts(h.col_path(cell)) == ["Year ended December 31", "2015", "acres"]
+    assert texts(h.row_path(cell)) == ["large"]
+    assert h.unit_for(cell) == "acres"
+
+
+def test_a_column_0_label_after_the_header_still_heads_a_section() -> None:
+    t = Table(text=[["", "2017", "2016"], ["Revenue", "", ""], ["  Cargo", "5", "6"]])
+    h = infer_headers(CellGraph(t))
+    assert h.header_rows == 1 and h.section_rows == frozenset({1})

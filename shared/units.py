@@ -1,0 +1,143 @@
+"""Units written in words: unit rows (`percent`, `acres`, `$ thousands`), unit labels (`income ($)`)
+and captions (`(in millions, except per share data)`, `(dollars in thousands)`).
+
+`parse_unit(text)` reads a phrase that is *only* a unit and returns its canonical form: `percent`,
+`percentage points`, a currency sign with an optional scale (`$ millions`, `$`), a scale alone
+(`thousands`), or a scale with a measure (`thousand acres`). `label_unit` also reads a unit in
+parentheses at the end of a header label; `caption_unit` reads the unit line or parenthesis of a
+table caption together with its `except ...` clause. The vocabulary is general statistics and
+finance wording, never a dataset's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from celltrace.shared.graph import normalise_text
+
+PERCENT = {"percent", "percentage", "percentages", "per cent", "pct", "%"}
+PERCENT_POINTS = {"percentage points", "percentage point", "percent points", "pp"}
+SCALES = {
+    "thousand": "thousand", "thousands": "thousand", "000": "thousand", "000s": "thousand",
+    "'000": "thousand", "'000s": "thousand", "k": "thousand",
+    "million": "million", "millions": "million", "mn": "million", "mil": "million",
+    "billion": "billion", "billions": "billion", "bn": "billion",
+    "trillion": "trillion", "trillions": "trillion",
+}  # fmt: skip
+CURRENCIES = {
+    "$": "$", "dollar": "$", "dollars": "$", "usd": "$", "us$": "$", "c$": "$", "cad": "$",
+    "€": "€", "euro": "€", "euros": "€", "eur": "€", "£": "£", "gbp": "£", "sterling": "£",
+    "¥": "¥", "yen": "¥", "jpy": "¥",
+}  # fmt: skip
+MEASURES = {
+    "number": "number", "count": "number", "acre": "acres", "acres": "acres",
+    "hectare": "hectares", "hectares": "hectares", "ha": "hectares",
+    "tonne": "tonnes", "tonnes": "tonnes", "ton": "tons", "tons": "tons",
+    "kilogram": "kg", "kilograms": "kg", "kg": "kg", "gram": "g", "grams": "g",
+    "pound": "lb", "pounds": "lb", "lb": "lb", "lbs": "lb",
+    "litre": "litres", "litres": "litres", "liter": "litres", "liters": "litres",
+    "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "km": "km",
+    "mile": "miles", "miles": "miles", "metre": "m", "metres": "m", "meter": "m", "meters": "m",
+    "year": "years", "years": "years", "month": "months", "months": "months",
+    "week": "weeks", "weeks": "weeks", "day": "days", "days": "days",
+    "hour": "hours", "hours": "hours", "minute": "minutes", "minutes": "minutes",
+    "person": "persons", "persons": "persons", "people": "persons",
+    "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "barrels": "barrels", "units": "units",
+}  # fmt: skip
+FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the"}
+"""Words a unit phrase may hold besides units (`in millions of current dollars`)."""
+_EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information", "and", "the", "noted"}
+"""Words of an `except ...` clause that do not name the exempted items."""
+
+_WORD = re.compile(r"'?\d+s?|[^\W\d_]+(?:\.[^\W\d_]+\.?)*|[$€£¥%]")
+_PAREN = re.compile(r"\(([^()]*)\)")
+_EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b(.*)$")
+_PER = re.compile(r"\s+per\s+(?!cent\b)([^\W\d_][\w ,.-]*)$")
+
+
+def parse_unit(text: str) -> str | None:
+    """The canonical unit when `text` is nothing but a unit phrase, else None."""
+    t = normalise_text(text).strip(" ()[]:,.")
+    if not t:
+        return None
+    if t in PERCENT_POINTS:
+        return "percentage points"
+    per = ""
+    if m := _PER.search(t):
+        per, t = f" per {m.group(1).strip()}", t[: m.start()]
+    words = _WORD.findall(t.replace("per cent", "percent"))
+    if not words or "".join(words).replace("'", "") != re.sub(r"[\s,'()]", "", t).replace("'", ""):
+        return None
+    scale = currency = measure = ""
+    percent = False
+    for w in words:
+        if w in PERCENT:
+            percent = True
+        elif w in SCALES:
+            scale = SCALES[w]
+        elif w in CURRENCIES:
+            currency = CURRENCIES[w]
+        elif w in MEASURES:
+            measure = MEASURES[w]
+        elif w not in FILLER:
+            return None
+    if percent:
+        return None if scale or currency or measure else "percent"
+    return _compose(scale, currency, measure, per)
+
+
+def _compose(scale: str, currency: str, measure: str, per: str) -> str | None:
+    if currency:
+        unit = f"{currency} {scale}s" if scale else currency
+    elif measure:
+        unit = f"{scale} {measure}" if scale else measure
+    elif scale:
+        unit = f"{scale}s"
+    else:
+        return None
+    return unit + per
+
+
+def label_unit(text: str) -> str | None:
+    """The unit a header label states: the whole label (`percent`) or a trailing parenthesis
+    (`median income ($)`, `revenue (in millions)`)."""
+    unit = parse_unit(text)
+    if unit is not None:
+        return unit
+    groups = _PAREN.findall(text)
+    return parse_unit(groups[-1]) if groups and text.rstrip().endswith(")") else None
+
+
+@dataclass(frozen=True)
+class CaptionUnit:
+    """A caption's unit and the words of its `except ...` clause (labels holding them are exempt)."""
+
+    unit: str
+    exempt: tuple[str, ...] = ()
+
+    def applies_to(self, labels: list[str]) -> bool:
+        """False when one of `labels` names the exempted items (`per share` in `Earnings per share`)."""
+        if not self.exempt:
+            return True
+        phrase = " ".join(self.exempt)
+        return not any(phrase in normalise_text(label) for label in labels)
+
+
+def caption_unit(caption: str | None) -> CaptionUnit | None:
+    """The unit of a caption: a line or a parenthesis that is a unit phrase, maybe with an
+    `except ...` clause (`(in millions, except per share data)` → millions, exempt `per share`)."""
+    if not caption:
+        return None
+    parts = [*_PAREN.findall(caption), *caption.splitlines()]
+    for part in parts:
+        text = normalise_text(part)
+        exempt: tuple[str, ...] = ()
+        if m := _EXCEPT.search(text):
+            words = [w for w in re.findall(r"[^\W\d_]+", m.group(1)) if w not in _EXEMPT_FILLER]
+            exempt, text = tuple(words), text[: m.start()]
+        unit = parse_unit(text)
+        if unit is not None:
+            return CaptionUnit(unit, exempt)
+    return None
+

@@ -1,0 +1,78 @@
+"""Unit phrases: unit rows, unit labels and captions, and `HeaderModel.unit_for`."""
+
+from __future__ import annotations
+
+import pytest
+
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
+from celltrace.shared.units import caption_unit, label_unit, parse_unit
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("percent", "percent"),
+        ("Percentage", "percent"),
+        ("%", "percent"),
+        ("percentage points", "percentage points"),
+        ("(in millions)", "millions"),
+        ("$ thousands", "$ thousands"),
+        ("millions of dollars", "$ millions"),
+        ("current dollars", "$"),
+        ("dollars per resident", "$ per resident"),
+        ("thousands of acres", "thousand acres"),
+        ("acres", "acres"),
+        ("number", "number"),
+        ("$'000", "$ thousands"),
+        ("age group", None),
+        ("2018 (a)", None),
+        ("percent change", None),
+        ("", None),
+    ],
+)
+def test_parse_unit(text: str, unit: str | None) -> None:
+    assert parse_unit(text) == unit
+
+
+def test_label_unit_reads_a_trailing_parenthesis_only() -> None:
+    assert label_unit("annual median employment income ($)") == "$"
+    assert label_unit("Revenue (in millions)") == "millions"
+    assert label_unit("Other income (expense), net") is None
+
+
+def test_caption_unit_with_an_except_clause() -> None:
+    caption = caption_unit("Consolidated statements of income\n(in millions, except per share data)")
+    assert caption is not None and caption.unit == "millions"
+    assert caption.applies_to(["Net income", "2017"])
+    assert not caption.applies_to(["Earnings per share", "Diluted"])
+    assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
+    assert caption_unit("percentage distribution of workers by sector") is None
+
+
+def test_unit_for_reads_unit_rows_labels_and_caption() -> None:
+    t = Table(
+        text=[
+            ["", "immigrant", "total", "men", "women"],
+            ["", "percent", "", "number", ""],
+            ["utilities", "0.5", "0.6", "700", "1,100"],
+            ["Earnings per share", "1.5", "1.6", "1.7", "1.8"],
+        ],
+        title="Workers by sector\n(in millions, except per share data)",
+    )
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert h.header_rows == 2
+    assert h.unit_for(g.node_at(2, 2)) == "percent"
+    assert h.unit_for(g.node_at(2, 4)) == "number"
+    caption_only = CellGraph(Table(text=[["", "2017"], ["Revenue", "42"], ["Earnings per share", "1.5"]],
+                                   title=t.title))
+    h2 = infer_headers(caption_only)
+    assert h2.unit_for(caption_only.node_at(1, 1)) == "millions"
+    assert h2.unit_for(caption_only.node_at(2, 1)) is None
+    unit_column = CellGraph(Table(text=[["item", "unit", "2017"], ["wheat", "tonnes", "5"],
+                                        ["farms", "number", "7"]]))
+    h3 = infer_headers(unit_column)
+    assert h3.unit_for(unit_column.node_at(1, 2)) == "tonnes"
+    assert h3.unit_for(unit_column.node_at(2, 2)) == "number"
