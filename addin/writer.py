@@ -6,7 +6,8 @@
   user's existing note is kept and celltrace's text is added below it, never replacing it.
 * **SetValue** writes into the top-left cell; every string goes in with a leading apostrophe, so
   Excel stores it as text (`=…`, `+…`, `-…`, `@…`, `#N/A`, `1,234` never become formulas, errors
-  or numbers). A non-empty cell is refused unless `overwrite`; a cell inside a merge is refused.
+  or numbers); a number goes in as a number with the action's `number_format` (the answer's source
+  format). A non-empty cell is refused unless `overwrite`; a cell inside a merge is refused.
 * **Clear** restores every recorded fill and note that still shows what celltrace applied.
 * The **restore record** is the file-mode one (`celltrace.shared.restore`) in the very hidden sheet
   `_celltrace`, so a workbook highlighted here clears in file mode and the other way round. Only
@@ -182,6 +183,11 @@ class _Writer:
             raise UserError(f"{where} is not empty; choose an empty cell or allow overwriting")
         previous = formula if isinstance(formula, str) and formula.startswith("=") else as_text(value)
         self.undo.append(lambda: setattr(sheet.range(ref), "value", previous))
+        number_format = action.format_for_number()
+        if number_format:  # before the value, so Excel never shows the number in another format
+            old_format = cell.number_format
+            self.undo.append(lambda: setattr(sheet.range(ref), "number_format", old_format))
+            cell.number_format = number_format
         cell.value = as_text(action.value) if action.value is not None else ""
 
     # -- clear --

@@ -7,6 +7,7 @@ models discriminated on `kind`; `ActionList` validates a list of them from JSON.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -15,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
 from celltrace.shared.a1 import AddressError, parse_range, split_sheet_ref
+from celltrace.shared.numstyle import NumStyle
 from celltrace.shared.schemas import AskResult, EvidenceCell, Role
 
 RECORD_TAG = "celltrace"
@@ -39,19 +41,24 @@ def _check_address(value: str) -> str:
     return value.replace("$", "").upper()
 
 
+FillRole = Literal["answer", "header", "guess"]
+"""`guess`: the evidence and answer cell of an abstained result's best guess (low confidence)."""
+
+
 class Colours(BaseModel):
-    """Fill colours by evidence role, as `#RRGGBB`."""
+    """Fill colours by evidence role, as `#RRGGBB`; a best guess gets a muted colour of its own."""
 
     answer: str = "#FFD966"
     header: str = "#FFF2CC"
+    guess: str = "#D9D9D9"
 
-    @field_validator("answer", "header")
+    @field_validator("answer", "header", "guess")
     @classmethod
     def _colours(cls, value: str) -> str:
         return _hex_colour(value)
 
-    def for_role(self, role: Role) -> str:
-        return self.answer if role == "answer" else self.header
+    def for_role(self, role: FillRole) -> str:
+        return {"answer": self.answer, "header": self.header, "guess": self.guess}[role]
 
 
 class _Located(BaseModel):
@@ -69,7 +76,7 @@ class _Located(BaseModel):
 class Fill(_Located):
     kind: Literal["fill"] = "fill"
     colour: str
-    role: Role
+    role: FillRole
 
     @field_validator("colour")
     @classmethod
@@ -85,11 +92,21 @@ class Note(_Located):
 
 
 class SetValue(_Located):
-    """Write `value` into the top-left cell; text is always stored as text, never as a formula."""
+    """Write `value` into the top-left cell; text is always stored as text, never as a formula.
+
+    A number is stored as a number with `number_format` (the answer's source format) when given;
+    the format applies to numbers only (never to text, so text cannot turn into a number).
+    """
 
     kind: Literal["set_value"] = "set_value"
     value: str | int | float | bool | None
     overwrite: bool = False
+    number_format: str | None = Field(default=None, max_length=255)
+
+    def format_for_number(self) -> str | None:
+        """`number_format` when `value` is a number (bools are not), else None."""
+        is_number = isinstance(self.value, int | float) and not isinstance(self.value, bool)
+        return self.number_format if is_number else None
 
 
 class Select(_Located):
@@ -132,13 +149,27 @@ def one_line(text: str, limit: int) -> str:
 
 
 def answer_text(result: AskResult) -> str:
-    """The text written for a result: the answers, or `#ABSTAINED…` / `#ERROR: <reason>`."""
+    """The text written for a result: the answers, or `#ABSTAINED…` (with the best guess, when there
+    is one: `#ABSTAINED (best guess: 1,234): <reason>`) / `#ERROR: <reason>`."""
     if result.status == "answered":
         return "; ".join(result.answer)
     reason = one_line(result.error or "", 300)
     if result.status == "abstained":
-        return f"#ABSTAINED: {reason}" if reason else "#ABSTAINED"
+        head = "#ABSTAINED"
+        if result.answer:
+            head += f" (best guess: {one_line('; '.join(result.answer), 200)})"
+        return f"{head}: {reason}" if reason else head
     return f"#ERROR: {reason or 'failed'}"
+
+
+def answer_value(result: AskResult) -> tuple[str | int | float, str | None]:
+    """What goes into an answer cell: an answered single number as a number with its source number
+    format (`$87,000` → 87000 with `"$"#,##0`), anything else as `answer_text`."""
+    if result.status == "answered" and result.value is not None and len(result.answer) == 1:
+        style = NumStyle.of(result.answer[0])
+        if style is not None and math.isfinite(result.value):
+            return result.value, style.code()
+    return answer_text(result), None
 
 
 def reasoning(result: AskResult) -> str:
@@ -198,12 +229,16 @@ def plan_actions(
     default_sheet: str | None = None,
     overwrite: bool = False,
     clear_previous: bool = False,
+    cell_value: tuple[str | int | float, str | None] | None = None,
+    guess: bool = False,
 ) -> list[Action]:
     """Actions for any answer with evidence (short or long form).
 
     Fills per evidence area (answer role strong, header role light; an area that is both is
-    an answer), a note on the first answer-role area, the answer text in `answer_cell` when
-    given (`SHEET!A1` or `A1` on `default_sheet`), and a selection of the first answer area.
+    an answer), a note on the first answer-role area, the answer in `answer_cell` when given
+    (`SHEET!A1` or `A1` on `default_sheet`; `cell_value` = (value, number format) when it is not
+    the text `answer`), and a selection of the first answer area. `guess` marks a low-confidence
+    best guess: every evidence area and the answer cell get the muted `guess` colour instead.
     `clear_previous` starts the list with a `Clear`, so only this answer stays highlighted.
     """
     colours = colours or Colours()
@@ -212,15 +247,19 @@ def plan_actions(
     for cell in evidence:
         key = (cell.sheet, cell.address)
         roles[key] = "answer" if cell.role == "answer" or roles.get(key) == "answer" else "header"
-    actions += [
-        Fill(sheet=s, address=a, colour=colours.for_role(role), role=role) for (s, a), role in roles.items()
-    ]
+    for (s, a), role in roles.items():
+        fill_role: FillRole = "guess" if guess else role
+        actions.append(Fill(sheet=s, address=a, colour=colours.for_role(fill_role), role=fill_role))
     first = next(((s, a) for (s, a), role in roles.items() if role == "answer"), None)
     if first:
         actions.append(Note(sheet=first[0], address=first[1], text=note_text(question, answer, engine, why)))
     if answer_cell:
         sheet, address = parse_target(answer_cell, default_sheet or (first[0] if first else None))
-        actions.append(SetValue(sheet=sheet, address=address, value=answer, overwrite=overwrite))
+        value, number_format = cell_value or (answer, None)
+        actions.append(SetValue(sheet=sheet, address=address, value=value, overwrite=overwrite,
+                                number_format=number_format))
+        if guess:
+            actions.append(Fill(sheet=sheet, address=address, colour=colours.guess, role="guess"))
     if first:
         actions.append(Select(sheet=first[0], address=first[1]))
     return actions
@@ -235,12 +274,17 @@ def actions_for_answer(
     overwrite: bool = False,
     clear_previous: bool = False,
 ) -> list[Action]:
-    """`plan_actions` for an `AskResult`. Only answered results highlight; any status may be
-    written to `answer_cell` (as `#ABSTAINED…` / `#ERROR: …`)."""
-    evidence = result.evidence if result.status == "answered" else []
+    """`plan_actions` for an `AskResult`. Answered results highlight their evidence; an abstained
+    result with a best guess highlights it in the muted guess colour (answer cell included); any
+    status may be written to `answer_cell` (as `#ABSTAINED…` / `#ERROR: …`); an answered number
+    goes in as a number with its source format (`answer_value`)."""
+    guess = is_best_guess(result)
+    evidence = result.evidence if result.status == "answered" or guess else []
     return plan_actions(
         question=result.question,
-        answer=answer_text(result),
+        answer=f"{BEST_GUESS}: {'; '.join(result.answer)}" if guess else answer_text(result),
+        cell_value=answer_value(result),
+        guess=guess,
         evidence=evidence,
         engine=result.engine,
         why=reasoning(result),
@@ -250,6 +294,15 @@ def actions_for_answer(
         overwrite=overwrite,
         clear_previous=clear_previous,
     )
+
+
+BEST_GUESS = "Best guess (low confidence)"
+"""How an abstained result's answer is labelled wherever it is shown (CLI, notes)."""
+
+
+def is_best_guess(result: AskResult) -> bool:
+    """An abstained result that still names an answer (shown as a low-confidence best guess)."""
+    return result.status == "abstained" and bool(result.answer)
 
 
 def log_entry(result: AskResult, *, sheet: str, range_: str, now: datetime | None = None) -> LogEntry:

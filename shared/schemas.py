@@ -124,6 +124,14 @@ class AskResult(BaseModel):
     error: str | None = None
     engine: Literal["llm", "offline"]
     answer: list[str] = Field(default_factory=list)
+    """The answer as the user reads it (source number format); an abstained result keeps its best
+    guess here."""
+    value: float | None = None
+    """The number answered, as Excel stores it (`3.8%` → 0.038…), when the answer is one number."""
+    unit: str | None = None
+    """The answer's unit (`%`, `$`, `$ millions`) from the number format or a caption, when known."""
+    confidence: float | None = None
+    """The engine's confidence that the answer is right (0–1); None when it failed."""
     evidence: list[EvidenceCell] = Field(default_factory=list)
     trace: list[TraceCell] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)

@@ -353,6 +353,8 @@ class _Applier:
         if not action.overwrite and cell.value not in (None, ""):
             raise UserError(f"{ref} is not empty; use --overwrite to replace it")
         write_value(cell, action.value)
+        if action.format_for_number():
+            cell.number_format = action.format_for_number()
 
     def select(self, action: Select) -> None:
         ws = self.sheet(action.sheet)

@@ -18,6 +18,7 @@ from celltrace.shared.actions import (
     SetValue,
     actions_for_answer,
     answer_text,
+    answer_value,
     evidence_text,
     log_entry,
     plan_actions,
@@ -107,7 +108,7 @@ def test_answer_cell_clear_and_overwrite() -> None:
     ],
 )
 def test_unanswered_results_write_text_but_never_highlight(status, error, text) -> None:
-    res = result(status=status, error=error)
+    res = result(status=status, error=error, answer=[])
     assert answer_text(res) == text
     actions = actions_for_answer(res, answer_cell="Data!H2")
     assert [type(a) for a in actions] == [SetValue]
@@ -202,3 +203,30 @@ def test_clean_text_and_questions() -> None:
             clean_question(broken)
     with pytest.raises(ValueError, match="longer than"):
         clean_question("q" * (MAX_QUESTION_CHARS + 1))
+
+
+def test_a_best_guess_is_text_on_the_muted_fill_never_the_answer_colour() -> None:
+    res = result(status="abstained", error="confidence 0.10 below 0.15", value=1234.0)
+    assert answer_text(res) == "#ABSTAINED (best guess: 1,234): confidence 0.10 below 0.15"
+    actions = actions_for_answer(res, answer_cell="Data!H2")
+    fills = [a for a in actions if isinstance(a, Fill)]
+    assert fills and {(f.role, f.colour) for f in fills} == {("guess", Colours().guess)}
+    assert Colours().guess not in (Colours().answer, Colours().header)
+    assert ("Data", "H2") in {(f.sheet, f.address) for f in fills}  # the answer cell is marked too
+    (value,) = [a for a in actions if isinstance(a, SetValue)]
+    assert (value.value, value.number_format) == (answer_text(res), None)  # text stays text
+    (note,) = [a for a in actions if isinstance(a, Note)]
+    assert "A: Best guess (low confidence): 1,234" in note.text
+
+
+def test_an_answered_number_is_written_as_a_number_in_its_source_format() -> None:
+    res = result(answer=["$87,000"], value=87000.0)
+    assert answer_value(res) == (87000.0, '"$"#,##0')
+    (value,) = [a for a in actions_for_answer(res, answer_cell="Data!H2") if isinstance(a, SetValue)]
+    assert (value.value, value.number_format, value.format_for_number()) == (87000.0, '"$"#,##0', '"$"#,##0')
+    pct = result(answer=["3.8%"], value=0.038283)
+    assert answer_value(pct) == (0.038283, "0.0%")
+    assert answer_value(result(answer=["quebec"])) == ("quebec", None)
+    assert answer_value(result(answer=["5", "7"], value=5.0)) == ("5; 7", None)
+    text = SetValue(sheet="S", address="A1", value="=1+1", number_format="0.0%")
+    assert text.format_for_number() is None  # a format never applies to text

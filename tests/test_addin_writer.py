@@ -132,6 +132,16 @@ def test_answer_cell_is_text_never_a_formula(book: FakeBook) -> None:
         assert stored.prefix
 
 
+def test_a_number_goes_in_as_a_number_with_its_format(book: FakeBook) -> None:
+    apply_actions(book, [SetValue(sheet="Report", address="K8", value=0.038283, number_format="0.0%")])
+    stored = report(book).cells[(8, 11)]
+    assert (stored.value, stored.number_format, stored.prefix) == (0.038283, "0.0%", False)
+    assert report(book).range("K8").api.Text == "3.8%"
+    apply_actions(book, [SetValue(sheet="Report", address="K9", value="=1+1", number_format="0.0%")])
+    stored = report(book).cells[(9, 11)]
+    assert (stored.value, stored.number_format, stored.prefix) == ("=1+1", "General", True)
+
+
 def test_answer_cell_refusals(book: FakeBook) -> None:
     with pytest.raises(UserError, match="not empty"):
         apply_actions(book, [SetValue(sheet="Report", address="C4", value="x")])

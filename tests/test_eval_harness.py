@@ -14,7 +14,9 @@ from celltrace.shared.schemas import AskResult, EvidenceCell
 SUMMARY_KEYS = {
     "n", "answered", "abstained", "failed", "em_strict", "em_lenient", "evidence_precision",
     "evidence_recall", "evidence_precision_correct", "evidence_recall_correct", "llm_calls_median",
-    "llm_calls_p95", "prompt_tokens_median", "seconds_median", "by_aggregation",
+    "llm_calls_p95", "prompt_tokens_median", "seconds_median", "by_aggregation", "em_best_guess",
+    "answered_precision", "coverage", "confidence_auroc", "ece", "fast_path_confidence",
+    "fast_path_precision", "fast_path_coverage",
 }  # fmt: skip
 
 
@@ -122,3 +124,35 @@ def test_gold_fields_never_reach_the_engine(tmp_path: Path, monkeypatch: pytest.
     assert row["scores"]["em_strict"] is True
     blob = json.dumps(seen)
     assert "sub_sentence" not in blob and "header_rows" not in blob and "cargo was 5" not in blob
+
+
+def _row(status: str, right: bool, confidence: float | None, engine: str = "offline") -> dict[str, Any]:
+    prediction = {"status": status, "engine": engine, "confidence": confidence}
+    scores = {"em_strict": right and status == "answered", "em_best_guess": right}
+    return {"prediction": prediction, "scores": scores}
+
+
+def test_honesty_summary_scores_best_guesses_confidence_and_the_fast_path() -> None:
+    rows = [
+        _row("answered", True, 0.95),
+        _row("answered", True, 0.92, engine="llm"),  # not a fast-path answer
+        _row("answered", False, 0.6),
+        _row("abstained", True, 0.1),  # a right best guess
+        _row("abstained", False, 0.05),
+        _row("failed", False, None),
+    ]
+    out = harness.honesty_summary(rows, fast_path=0.9)
+    assert out["em_best_guess"] == pytest.approx(100 * 3 / 6)
+    assert out["answered_precision"] == pytest.approx(2 / 3)
+    assert out["coverage"] == pytest.approx(3 / 6)
+    # right: 0.95, 0.92, 0.1; wrong: 0.6, 0.05, 0 → 8 of 9 pairs ordered (0.1 < 0.6)
+    assert out["confidence_auroc"] == pytest.approx(8 / 9)
+    assert 0 <= out["ece"] <= 1
+    assert (out["fast_path_precision"], out["fast_path_coverage"]) == (1.0, pytest.approx(1 / 6))
+
+
+def test_a_rendered_number_is_scored_by_its_value() -> None:
+    record = {"answers": ["0.038283"], "answer_cells": []}
+    prediction = {"status": "abstained", "answer": ["3.8%"], "value": 0.0382831, "evidence": []}
+    scores = harness.score(record, prediction)
+    assert scores["em_best_guess"] and not scores["em_strict"]  # right, but abstained

@@ -15,6 +15,7 @@ from celltrace.server.evaluation.metrics import (
     evidence_scores,
     median,
     percentile,
+    scored_answer,
 )
 
 DEV_DATA = Path("/work/shared/data")
@@ -33,6 +34,10 @@ DEV_DATA = Path("/work/shared/data")
         (["$(7.8)"], ["-7.8"]),
         (["−7.8"], ["-7.8"]),  # U+2212 minus sign
         (["24.5%"], ["24.5"]),
+        (["0.245"], ["24.5%"]),  # a fraction equals a percent-marked gold (x% = x/100)
+        (["3.8283%"], ["0.038283"]),  # and a percent-marked prediction a fraction gold
+        (["38.8%"], ["0.388"]),
+        (["(13.8%)"], ["-0.138"]),
         (["24.5 %"], ["24.5"]),
         (["24.5 per cent"], ["24.5"]),
         (["12.5 percent"], ["12.5"]),
@@ -72,7 +77,8 @@ def test_strict_accepts(pred: list[str], gold: list[str]) -> None:
     [
         (["-5"], ["5"]),  # sign matters
         (["(7.8)"], ["7.8"]),
-        (["0.245"], ["24.5%"]),  # no x100 rescaling
+        (["0.245"], ["24.5"]),  # two unmarked numbers are never rescaled
+        (["3.8%"], ["0.038283"]),  # x% = x/100, judged at the gold's shown precision
         (["52.16"], ["52.1"]),
         (["52.04"], ["52.1"]),
         (["52.13"], ["52.12"]),  # no flat 0.01 tolerance
@@ -430,3 +436,24 @@ def test_many_close_numbers_do_not_blow_up() -> None:
     gold = [f"1.00{i % 10}{i}" for i in range(30)]
     assert not em_lenient([*gold[:-1], "99"], gold)
     assert em_lenient(gold[::-1], gold)
+
+
+# --- percent and fraction, scored numbers --------------------------------------------------------
+
+
+def test_lenient_reads_a_percent_against_a_fraction() -> None:
+    assert em_lenient(["38.76%"], ["0.387578"])
+    assert em_lenient(["0.387578"], ["38.76%"])
+    assert not em_lenient(["38.76"], ["0.387578"])  # unmarked: no rescaling
+    assert not em_lenient(["3.8%"], ["0.038283"])  # 0.03 points off in the percent scale
+
+
+def test_scored_answer_is_the_full_precision_number_in_the_answers_scale() -> None:
+    assert scored_answer(["3.8%"], 0.0382831) == ["3.82831%"]
+    assert scored_answer(["$87,000"], 87000.0) == ["87000"]
+    assert scored_answer(["3.35"], 3.354167) == ["3.354167"]
+    assert em_strict(scored_answer(["3.35"], 3.354167), ["3.354167"])
+    assert em_strict(scored_answer(["3.8%"], 0.0382831), ["0.038283"])
+    assert scored_answer(["quebec"], None) == ["quebec"]
+    assert scored_answer(["5", "7"], 5.0) == ["5", "7"]  # several items: the text
+    assert scored_answer(["about five"], 5.0) == ["about five"]  # text that is not a number

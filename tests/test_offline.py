@@ -12,6 +12,7 @@ from celltrace.server.retrieval import Retriever
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
+from celltrace.shared.numstyle import NumStyle
 from celltrace.shared.table import Table
 
 STATEMENT = statement()
@@ -58,18 +59,19 @@ def test_difference_from_to_is_later_minus_earlier() -> None:
     assert (plan.operation, plan.answer) == ("diff", ["134"])
     assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]
     plan, _ = run(STATEMENT, "what was the difference between passenger revenue in 2017 and 2016?")
-    assert plan.answer == ["2000"]
+    assert plan.answer == ["$2,000"]  # in the sources' format
 
 
 def test_sum_of_listed_items() -> None:
     plan, g = run(STATEMENT, "what was the total of passenger and cargo revenue in 2016?")
-    assert (plan.operation, plan.answer) == ("sum", ["30100"])
+    assert (plan.operation, plan.answer) == ("sum", ["30,100"])
     assert cells(g, plan.answer_nodes) == [(3, 2), (4, 2)]
 
 
 def test_percent_of_total_and_ratio() -> None:
     plan, g = run(STATEMENT, "what percentage of total operating revenue was cargo in 2017?")
-    assert plan.operation == "percent_of" and plan.answer == ["0.038283"]
+    assert plan.operation == "percent_of" and plan.answer == ["3.8%"]  # a percent, the fraction kept
+    assert plan.computed is not None and plan.computed.value == pytest.approx(1234 / 32234)
     assert cells(g, plan.answer_nodes) == [(4, 1), (5, 1)]
     plan, _ = run(SURVEY, "how many times the number of men in alberta was the number in ontario?")
     assert plan.operation == "ratio" and plan.answer in (["2"], ["0.5"])
@@ -82,7 +84,7 @@ def test_percentage_column_is_a_lookup_not_a_computation() -> None:
 
 def test_average_over_a_row() -> None:
     plan, g = run(STATEMENT, "what was the average passenger revenue?")
-    assert (plan.operation, plan.answer) == ("average", ["29000"])
+    assert (plan.operation, plan.answer) == ("average", ["$29,000"])
     assert cells(g, plan.answer_nodes) == [(3, 1), (3, 2), (3, 3)]
 
 
@@ -103,13 +105,32 @@ def test_pair_comparison_a_or_b() -> None:
 
 def test_count_and_computed_formatting() -> None:
     nums = [ops.Num(1.25, 2, False), ops.Num(2.5, 1, False), ops.Num(3, 0, False)]
-    assert ops.compute("count", nums) == "3"
-    assert ops.compute("sum", nums) == "6.75"
-    assert ops.compute("diff", nums[1:]) == "-0.5"
-    assert ops.compute("average", [ops.Num(1, 0, False), ops.Num(2, 0, False)]) == "1.5"
-    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333333"
+
+    def text(op: ops.Op, args: list[ops.Num]) -> str | None:
+        done = ops.compute(op, args)
+        return None if done is None else done.text
+
+    assert text("count", nums) == "3"
+    assert text("sum", nums) == "6.75"
+    assert text("diff", nums[1:]) == "-0.5"
+    assert text("average", [ops.Num(1, 0, False), ops.Num(2, 0, False)]) == "1.5"
+    assert text("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333"  # 3 significant digits
+    assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(3, 0, False)]).value == pytest.approx(1 / 3)
     assert ops.compute("ratio", [ops.Num(1, 0, False), ops.Num(0, 0, False)]) is None
-    assert ops.parse("(7.8)") == ops.Num(-7.8, 1, False)
+    assert ops.parse("(7.8)") == ops.Num(-7.8, 1, False, NumStyle(1, None, False, None, False, True))
+
+
+def test_computed_values_keep_the_sources_format() -> None:
+    usd = [ops.parse("$31,000"), ops.parse("$56,000")]
+    total = ops.compute("sum", usd)
+    assert (total.text, total.value, total.same_unit) == ("$87,000", 87000, True)
+    assert total.style.code() == '"$"#,##0'
+    assert ops.compute("diff", [ops.parse("(1,234)"), ops.parse("2,000")]).text == "(3,234)"
+    pct = ops.compute("diff", [ops.parse("83.1%"), ops.parse("69.3%")])
+    assert (pct.text, pct.value) == ("13.8%", pytest.approx(0.138))
+    share = ops.compute("percent_of", [ops.parse("2,317"), ops.parse("60,535")])
+    assert (share.text, share.same_unit) == ("3.8%", False) and share.value == pytest.approx(2317 / 60535)
+    assert ops.magnitude(ops.parse("(25)")) == "25" and ops.magnitude(ops.parse("-3.2%")) == "3.2%"
 
 
 def test_operation_vocabulary() -> None:
@@ -159,7 +180,7 @@ def test_ratio_of_operands_named_at_an_outer_header_level() -> None:
 
 def test_share_of_the_aggregate_line() -> None:
     plan, g = run(STATEMENT, "in 2016, what percentage of revenue came from cargo?")
-    assert (plan.operation, plan.answer) == ("percent_of", ["0.036545"])
+    assert (plan.operation, plan.answer) == ("percent_of", ["3.7%"])
     assert cells(g, plan.answer_nodes) == [(4, 2), (5, 2)]
 
 
@@ -177,7 +198,7 @@ def test_share_and_decrease_vocabulary() -> None:
     assert not ops.asks_share("how many percentage points did gdp decrease?")
     assert ops.asks_decrease("how many percentage points did gdp decline in 2014?")
     assert not ops.asks_decrease("how many percentage points did gdp rise in 2014?")
-    assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]) == "0.333333"
+    assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]).text == "33.3%"
 
 
 def test_ranked_label_wording() -> None:
@@ -331,10 +352,11 @@ def test_growth_rate_vocabulary_and_arithmetic() -> None:
     assert ops.asks_growth("by what percentage has revenue increased between 2016 and 2017?")
     assert not ops.asks_growth("how many percentage points did the rate decline?")
     assert not ops.asks_growth("how many percent of women were employed?")
-    assert ops.compute("growth", [ops.Num(110, 0, False), ops.Num(100, 0, False)]) == "0.1"
+    growth = ops.compute("growth", [ops.Num(110, 0, False), ops.Num(100, 0, False)])
+    assert (growth.text, growth.value) == ("10%", pytest.approx(0.1))
     assert ops.has_phrase("what was the multiple relationship between a and b?", ops.RATIO_PHRASES)
     plan, g = run(STATEMENT, "How many percent did cargo revenue increase from 2016 to 2017?")
-    assert (plan.operation, plan.answer) == ("growth", ["0.121818"])
+    assert (plan.operation, plan.answer) == ("growth", ["12.2%"])
     assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]
 
 
@@ -352,7 +374,7 @@ def test_amount_of_alternatives_is_their_sum() -> None:
     assert not ops.asks_union("was the rate higher for men or women?")
     assert not ops.asks_union("what were the percentages of women and men, respectively?")
     plan, g = run(SURVEY, "what percent of women lived in either quebec or alberta?")
-    assert (plan.operation, plan.answer) == ("sum", ["45"])
+    assert (plan.operation, plan.answer) == ("sum", ["45.0"])  # the sources show one decimal
     assert cells(g, plan.answer_nodes) == [(3, 4), (4, 4)]
 
 

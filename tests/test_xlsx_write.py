@@ -323,6 +323,16 @@ def test_answer_cell_rules(book: Path) -> None:
     assert openpyxl.load_workbook(out)["Data"]["C4"].value == "new"
 
 
+def test_a_number_is_written_as_a_number_with_its_format(book: Path) -> None:
+    actions: list[Action] = [
+        SetValue(sheet="Other", address="E1", value=87000.0, number_format='"$"#,##0'),
+        SetValue(sheet="Other", address="E2", value="=1+1", number_format="0.0%"),
+    ]
+    ws = openpyxl.load_workbook(write(book, actions).output)["Other"]
+    assert (ws["E1"].value, ws["E1"].data_type, ws["E1"].number_format) == (87000, "n", '"$"#,##0')
+    assert (ws["E2"].value, ws["E2"].data_type, ws["E2"].number_format) == ("=1+1", "s", "General")
+
+
 def test_single_cell_in_a_merge_fills_the_whole_area(book: Path) -> None:
     out = write(book, [Fill(sheet="Data", address="C1", colour="#FFD966", role="header")]).output
     fills = xml_fills(out)

@@ -1,6 +1,8 @@
 """`celltrace batch`: answer a column of questions in a workbook, writing answers beside them.
 
-One question per non-empty cell of `--questions` (a single column). Each question is isolated:
+One question per non-empty cell of `--questions` (a single column); a numeric answer is written as
+a number in its source format, an abstention's best guess as `#ABSTAINED (best guess: …)` text on the
+muted guess fill. Each question is isolated:
 a broken question (empty after cleaning, over `MAX_QUESTION_CHARS`) or an engine exception
 becomes a `#ERROR: <reason>` text in its answer cell and the run goes on. Answers go to
 `--answers` (default: the column right of the questions), evidence addresses to `--evidence`
@@ -40,10 +42,13 @@ from celltrace.shared.a1 import cell_ref, range_ref
 from celltrace.shared.actions import (
     Action,
     Clear,
+    Colours,
+    Fill,
     SetValue,
     actions_for_answer,
-    answer_text,
+    answer_value,
     evidence_text,
+    is_best_guess,
     log_entry,
 )
 from celltrace.shared.errors import UserError
@@ -146,14 +151,13 @@ def batch(
     actions: list[Action] = []
     for (row, _), result in zip(rows, results, strict=True):
         offset = row - q0
-        actions.append(
-            SetValue(
-                sheet=a_sheet,
-                address=cell_ref(a0 + offset, ac),
-                value=answer_text(result),
-                overwrite=overwrite,
-            )
-        )
+        value, number_format = answer_value(result)
+        address = cell_ref(a0 + offset, ac)
+        actions.append(SetValue(
+            sheet=a_sheet, address=address, value=value, overwrite=overwrite, number_format=number_format
+        ))
+        if is_best_guess(result):
+            actions.append(Fill(sheet=a_sheet, address=address, colour=Colours().guess, role="guess"))
         found = evidence_text(result.evidence, tbl.sheet) if result.status == "answered" else ""
         if found or overwrite:
             actions.append(

@@ -74,6 +74,8 @@ class OfflinePolicy:
             if confident
             else f"ambiguous grounding: confidence {plan.confidence:.2f} below {threshold:.2f}",
             confidence=max(0.0, min(1.0, plan.confidence)),
+            value=plan.computed.value if plan.computed else None,
+            same_unit=plan.computed.same_unit if plan.computed else True,
         )
 
     # ---- helpers ------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ class FinalAnswer(BaseModel):
     explanation: str = ""
     error: str | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    value: float | None = None
+    """The engine's own number for a computed answer (Excel terms); None: read from the answer."""
+    same_unit: bool = True
+    """A computed value keeps its inputs' unit (a sum does; a ratio or a share does not)."""
 
 
 class Policy(Protocol):

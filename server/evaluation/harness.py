@@ -22,7 +22,15 @@ from typing import Any, Literal
 
 from tqdm import tqdm
 
-from celltrace.server.evaluation.metrics import em_lenient, em_strict, evidence_scores, median, percentile
+from celltrace.server.evaluation.calibration import auroc, ece
+from celltrace.server.evaluation.metrics import (
+    em_lenient,
+    em_strict,
+    evidence_scores,
+    median,
+    percentile,
+    scored_answer,
+)
 from celltrace.server.settings import Settings
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult
@@ -51,11 +59,13 @@ def score(record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
     if is_longform(record):
         return {"evidence_precision": precision, "evidence_recall": recall}
     answered = prediction.get("status") == "answered"
-    answer = prediction.get("answer") or []
+    answer = scored_answer(prediction.get("answer") or [], prediction.get("value"))
     gold = [str(a) for a in record.get("answers") or []]
+    best_guess = bool(answer) and em_strict(answer, gold)
     return {
-        "em_strict": bool(answered and em_strict(answer, gold)),
+        "em_strict": answered and best_guess,
         "em_lenient": bool(answered and em_lenient(answer, gold)),
+        "em_best_guess": best_guess,
         "evidence_precision": precision,
         "evidence_recall": recall,
     }
@@ -236,10 +246,44 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             k: {"n": v["n"], "em_strict": 100.0 * v["hits"] / v["n"]} for k, v in sorted(by_agg.items())
         },
     }
+    summary.update(honesty_summary(short, Settings().fast_path_confidence))
     longform = [r for r in rows if r.get("_longform")]
     if longform:
         summary.update(longform_summary(longform))
     return summary
+
+
+def _offline(prediction: dict[str, Any]) -> bool:
+    return prediction.get("status") == "answered" and prediction.get("engine") == "offline"
+
+
+def honesty_summary(short: list[dict[str, Any]], fast_path: float) -> dict[str, Any]:
+    """Whether the confidence can be trusted, over short-answer rows.
+
+    `em_best_guess`: % of rows whose `answer` is right whatever the status (an abstention's best
+    guess counts). `answered_precision`: share of answered rows that are right; `coverage`: share of
+    rows answered. `confidence_auroc` / `ece` (10 bins): of `confidence` (a failed row: 0) against
+    best-guess correctness. `fast_path_precision` / `fast_path_coverage`: the same for the offline
+    answers `--engine auto` returns without the LLM (answered, confidence ≥ `fast_path`).
+    """
+    right = [bool(r["scores"].get("em_best_guess")) for r in short]
+    conf = [float(r["prediction"].get("confidence") or 0.0) for r in short]
+    answered = [r for r in short if r["prediction"].get("status") == "answered"]
+    fast = [r for r, c in zip(short, conf, strict=True) if c >= fast_path and _offline(r["prediction"])]
+
+    def precision(rows: list[dict[str, Any]]) -> float | None:
+        return sum(bool(r["scores"].get("em_strict")) for r in rows) / len(rows) if rows else None
+
+    return {
+        "em_best_guess": _pct(right) if short else None,
+        "answered_precision": precision(answered),
+        "coverage": len(answered) / len(short) if short else None,
+        "confidence_auroc": auroc(conf, right),
+        "ece": ece(conf, right),
+        "fast_path_confidence": fast_path,
+        "fast_path_precision": precision(fast),
+        "fast_path_coverage": len(fast) / len(short) if short else None,
+    }
 
 
 def longform_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -8,10 +8,15 @@ duplicates count, ``[]`` equals ``[]``.
 trailing ``.,;:!?``: an optional sign (``+ - −``; an en dash reads as minus), an optional currency
 symbol (``$ € £ ¥ ₹ us$``, before or after), digits with optional decimals (``.5`` allowed) and
 thousands separators only in valid groups of three (``1,234``; ``12,34`` is not a number), an optional
-``%`` / ``percent`` / ``per cent`` that is ignored, and optionally one pair of parentheses, which
-means negative (``(7.8)`` = ``($7.8)`` = ``-7.8``; a sign inside parentheses is rejected as
-ambiguous). Other units and scale words (``million``) are not numbers. ``0.245`` is *not* ``24.5%``:
-no ×100 rescaling is guessed.
+``%`` / ``percent`` / ``per cent`` (which marks the number as a percent), and optionally one pair of
+parentheses, which means negative (``(7.8)`` = ``($7.8)`` = ``-7.8``; a sign inside parentheses is
+rejected as ambiguous). Other units and scale words (``million``) are not numbers.
+
+**Percent and fraction** (both scorers). Numbers are first compared as written (``24.5%`` = ``24.5``,
+as before). When that fails and exactly one side is percent-marked, ``x%`` is also read as the
+fraction ``x/100`` with two more decimals shown (``38.7578%`` = ``0.387578``; ``3.8%`` vs gold
+``0.038283`` is then judged at the gold's six decimals and fails, while the full-precision number
+``3.8283%`` matches). Two unmarked numbers are never rescaled: ``0.245`` is *not* ``24.5``.
 
 **Strict EM** (:func:`em_strict`).
 
@@ -30,6 +35,11 @@ no ×100 rescaling is guessed.
   still match: the answer is correct when *some* cut matches the gold multiset. A prediction with
   several items is never re-split, and gold items are never split.
 
+**Which text is scored** (:func:`scored_answer`). A result that carries its number (``value``, full
+precision) with one answer item is scored by that number, written in the answer's own scale (as a
+percent when the answer text is percent-marked): a rendered ``3.35`` whose value is 3.354167 is the
+same answer as the gold ``3.354167``. Other results are scored by their ``answer`` text.
+
 **Lenient EM** (:func:`em_lenient`): the semantics of GraphOTTER's scorer (methods.md §3.1), for
 comparability with published numbers, without its bugs.
 
@@ -45,6 +55,8 @@ comparability with published numbers, without its bugs.
 * Lenient is not a superset of strict: its flat 0.01 tolerance rejects gold ``52`` vs ``52.4``.
 """
 
+from __future__ import annotations
+
 import math
 import re
 import unicodedata
@@ -56,10 +68,15 @@ from functools import cache
 
 @dataclass(frozen=True)
 class _Number:
-    """A parsed number: exact value and the count of decimals it was written with."""
+    """A parsed number: exact value, the count of decimals it was written with, percent-marked."""
 
     value: Decimal
     decimals: int
+    percent: bool = False
+
+    def as_fraction(self) -> _Number:
+        """A percent-marked number as the fraction it means (``38.8%`` → 0.388, 3 decimals)."""
+        return _Number(self.value / 100, self.decimals + 2) if self.percent else self
 
 
 _Key = _Number | str
@@ -124,7 +141,7 @@ def _parse_number(text: str) -> _Number | None:
     value = Decimal(body)
     if parens or signs == ["-"]:
         value = -value
-    return _Number(value, len(body.partition(".")[2]))
+    return _Number(value, len(body.partition(".")[2]), bool(m["pct"]))
 
 
 def _is_punct(ch: str) -> bool:
@@ -161,20 +178,43 @@ def _lenient_key(text: str) -> _Key:
 
 
 def _strict_eq(p: _Key, g: _Key) -> bool:
-    """Numbers: within half a unit of the gold's last shown digit or relative 1e-6; text: equal."""
+    """Numbers: within half a unit of the gold's last shown digit or relative 1e-6, as written or
+    with one percent-marked side read as a fraction; text: equal."""
     if isinstance(p, _Number) and isinstance(g, _Number):
-        diff = abs(p.value - g.value)
-        return diff <= Decimal(5).scaleb(-(g.decimals + 1)) or diff <= _REL_TOL * max(
-            abs(p.value), abs(g.value)
-        )
+        if _strict_numbers(p, g):
+            return True
+        return p.percent != g.percent and _strict_numbers(p.as_fraction(), g.as_fraction())
     return isinstance(p, str) and isinstance(g, str) and p == g
+
+
+def _strict_numbers(p: _Number, g: _Number) -> bool:
+    diff = abs(p.value - g.value)
+    return diff <= Decimal(5).scaleb(-(g.decimals + 1)) or diff <= _REL_TOL * max(abs(p.value), abs(g.value))
 
 
 def _lenient_eq(p: _Key, g: _Key) -> bool:
-    """Numbers: absolute values within 0.01; text: equal."""
+    """Numbers: absolute values within 0.01, as written or with the unmarked side of a percent /
+    fraction pair read as a percent (×100); text: equal."""
     if isinstance(p, _Number) and isinstance(g, _Number):
-        return abs(abs(p.value) - abs(g.value)) <= _LENIENT_ABS_TOL
+        if abs(abs(p.value) - abs(g.value)) <= _LENIENT_ABS_TOL:
+            return True
+        if p.percent != g.percent:
+            pv, gv = (p.value, g.value * 100) if p.percent else (p.value * 100, g.value)
+            return abs(abs(pv) - abs(gv)) <= _LENIENT_ABS_TOL
+        return False
     return isinstance(p, str) and isinstance(g, str) and p == g
+
+
+def scored_answer(answer: list[str], value: float | None) -> list[str]:
+    """The items scored for a result: its full-precision number in the answer's own scale when it
+    has one (``value`` 0.0382831 with answer ``3.8%`` → ``3.82831%``), else the answer text."""
+    if value is None or len(answer) != 1 or not math.isfinite(value):
+        return answer
+    shown = _parse_number(_basic(answer[0]))
+    if shown is None:
+        return answer
+    number = Decimal(repr(float(value))) * (100 if shown.percent else 1)
+    return [format(number.normalize(), "f") + ("%" if shown.percent else "")]
 
 
 def _cut(text: str, sep: re.Pattern[str]) -> tuple[list[str], list[str]]:

@@ -180,7 +180,7 @@ def opposite_of_decrease(plan: Plan, question: str) -> Plan:
     num = ops.parse(plan.answer[0])
     if num is None or num.value >= 0:
         return plan
-    plan.answer = [ops.fmt(-num.value, num.decimals)]
+    plan.answer = [ops.magnitude(num)]
     plan.operation = "opposite"
     plan.explanation += " (a decrease, given as a positive amount)"
     return plan

@@ -4,13 +4,13 @@ The vocabulary below is general English for comparisons and aggregates (no datas
 terms). Detection is ordered: pair choice ("A or B") → argmax/argmin ("which … highest") →
 ratio/percent → difference → average → sum → max/min → count → lookup.
 
-Formatting rule for computed values: sums and differences keep the most decimals shown by their
-inputs; averages keep `max(2, input decimals)` decimals; ratios and shares keep `RATIO_DECIMALS`
-(a share `what percent of the whole was the part` is written as the fraction part / whole,
-`0.387578`, the convention of the reference answers; so is a growth rate `how many percent did X
-increase from A to B`, (B − A) / A); trailing zeros and a trailing `.` are
-dropped (`55.0` → `55`). A lookup returns the cell's displayed text; a decrease asked as an amount
-(`how much did X decline`, `DECREASE_WORDS`) on a negative cell returns the magnitude.
+Computed values are shown in the user's terms (`compute`, `celltrace.shared.numstyle`): sums,
+differences, means and extremes in the inputs' display style (`$31,000` + `$56,000` → `$87,000`);
+a share `what percent of the whole was the part` and a growth rate `how many percent did X increase
+from A to B`, (B − A) / A, as a percent (`3.8%`, the fraction kept as the value); ratios and counts
+as plain numbers. Decimals come from the inputs and the magnitude, never from a data set. A lookup
+returns the cell's displayed text; a decrease asked as an amount (`how much did X decline`,
+`DECREASE_WORDS`) on a negative cell returns the magnitude in the cell's style.
 """
 
 from __future__ import annotations
@@ -19,7 +19,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from celltrace.shared.numbers import format_number, parse_number_info
+from celltrace.shared.numbers import parse_number_info
+from celltrace.shared.numstyle import (
+    MAX_DECIMALS,
+    Kind,
+    NumStyle,
+    combine,
+    decimals_for,
+    percent_to_fraction,
+)
 
 
 def _vocab(text: str) -> frozenset[str]:
@@ -74,8 +82,6 @@ GROWTH = re.compile(
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
 A to B` → (B − A) / A, a fraction like the other ratios (`percentage points` is a difference)."""
-RATIO_DECIMALS = 6
-"""Decimals kept for ratios and shares (strict EM compares at the reference's shown precision)."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
@@ -289,48 +295,93 @@ def alternatives(question: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Num:
-    """A parsed cell value with its displayed precision."""
+    """A parsed cell value with its displayed precision and display style."""
 
     value: float
     decimals: int
     percent: bool
+    style: NumStyle | None = None
 
 
 def parse(text: str) -> Num | None:
     info = parse_number_info(text)
     if info is None:
         return None
-    return Num(info.value, info.decimals, info.is_percent)
+    return Num(info.value, info.decimals, info.is_percent, NumStyle.of(text))
 
 
-def fmt(value: float, decimals: int) -> str:
-    """Computed value as text: at most `decimals` places, trailing zeros dropped (`55.0` → `55`)."""
-    text = format_number(value, max(0, decimals))
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+@dataclass(frozen=True)
+class Computed:
+    """A computed answer: `value` in Excel terms (a fraction when the style is a percent), `text`
+    as the style shows it, and whether it is the same kind of quantity as its inputs (`same_unit`:
+    sums, differences, means, extremes keep the inputs' unit; ratios, shares and counts do not)."""
+
+    value: float
+    text: str
+    style: NumStyle
+    same_unit: bool
 
 
-def compute(op: Op, nums: list[Num]) -> str | None:
-    """Apply an arithmetic op to ordered inputs; None when the inputs do not fit the op."""
-    if not nums:
+KINDS: dict[str, Kind] = {
+    "sum": "additive", "diff": "additive", "max": "additive", "min": "additive", "average": "mean",
+    "ratio": "ratio", "percent_of": "percent", "growth": "percent", "count": "count",
+}
+"""How each operation's result is displayed (`numstyle.decimals_for`)."""
+
+
+def compute(op: Op, nums: list[Num]) -> Computed | None:
+    """Apply an arithmetic op to ordered inputs; None when the inputs do not fit the op.
+
+    Arithmetic runs on the displayed numbers; the result is shown in the inputs' style (currency,
+    grouping, parentheses, percent) for sums, differences, means and extremes, as a percent for
+    shares and growth rates, and as a plain number for ratios and counts.
+    """
+    shown = _arithmetic(op, [n.value for n in nums]) if nums else None
+    if shown is None:
         return None
+    kind = KINDS[op]
+    source = combine(n.style for n in nums)
     dec = max(n.decimals for n in nums)
-    vals = [n.value for n in nums]
+    if kind in ("additive", "mean"):
+        style, value = source, percent_to_fraction(shown) if source.percent else shown
+    elif kind == "percent":
+        style, value, shown = NumStyle(percent=True), shown, shown * 100
+    else:
+        style, value = NumStyle(thousands=source.thousands), shown
+    decimals = decimals_for(kind, shown, dec)
+    if kind != "additive":  # an exact result needs no padding zeros (a ratio of 2 → `2`)
+        decimals = min(decimals, _needed_decimals(shown))
+    style = style.with_decimals(decimals)
+    return Computed(value, style.render(value), style, kind in ("additive", "mean"))
+
+
+def _arithmetic(op: Op, vals: list[float]) -> float | None:
     if op == "sum":
-        return fmt(sum(vals), dec)
+        return sum(vals)
     if op == "diff" and len(vals) == 2:
-        return fmt(vals[0] - vals[1], dec)
+        return vals[0] - vals[1]
     if op == "average":
-        return fmt(sum(vals) / len(vals), max(2, dec))
+        return sum(vals) / len(vals)
     if op in ("ratio", "percent_of") and len(vals) == 2 and vals[1] != 0:
-        return fmt(vals[0] / vals[1], RATIO_DECIMALS)
+        return vals[0] / vals[1]
     if op == "growth" and len(vals) == 2 and vals[1] != 0:
-        return fmt((vals[0] - vals[1]) / vals[1], RATIO_DECIMALS)
+        return (vals[0] - vals[1]) / vals[1]
     if op == "max":
-        return fmt(max(vals), dec)
+        return max(vals)
     if op == "min":
-        return fmt(min(vals), dec)
+        return min(vals)
     if op == "count":
-        return str(len(vals))
+        return float(len(vals))
     return None
+
+
+def _needed_decimals(x: float) -> int:
+    """Decimals of `x` rounded to `MAX_DECIMALS` places, trailing zeros dropped (`2.50` → 1)."""
+    text = f"{x:.{MAX_DECIMALS}f}".rstrip("0")
+    return len(text.partition(".")[2])
+
+
+def magnitude(num: Num) -> str:
+    """The absolute value of a parsed cell in the cell's own style (`(25)` → `25`, `-3.2%` → `3.2%`)."""
+    style = num.style or NumStyle(decimals=num.decimals)
+    return style.render(percent_to_fraction(abs(num.value)) if style.percent else abs(num.value))

@@ -69,6 +69,8 @@ class Plan:
     explanation: str = ""
     row_headers: list[int] = field(default_factory=list)
     col_headers: list[int] = field(default_factory=list)
+    computed: ops.Computed | None = None
+    """The number behind a computed answer (value, style, unit kind); None for lookups."""
 
 
 class Grounder:
@@ -940,12 +942,12 @@ def _compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed:
     nums = [ops.parse(n.text) for n in nodes]
     if len(nodes) < 2 or any(n is None for n in nums):
         return None
-    value = ops.compute(op, nums)  # type: ignore[arg-type]
-    if value is None:
+    computed = ops.compute(op, nums)  # type: ignore[arg-type]
+    if computed is None:
         return None
     conf = min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed))
-    return Plan([value], [n.id for n in nodes], _headers_for(g, [*chosen, fixed]), op, round(conf, 3),
-                f"{op} of {len(nodes)} cells along {axis}s")
+    return Plan([computed.text], [n.id for n in nodes], _headers_for(g, [*chosen, fixed]), op,
+                round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed)
 
 
 def _from_to(q: str) -> bool:

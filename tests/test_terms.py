@@ -1,0 +1,64 @@
+"""Answers in the user's terms: `value` and `unit` of every answer, rendered numbers, best guesses."""
+
+from __future__ import annotations
+
+import pytest
+
+from celltrace.server.commands.ask_cmd import _human
+from celltrace.server.engine.api import answer_question
+from celltrace.shared.schemas import AskResult
+from celltrace.shared.table import Table
+
+FILING = Table(
+    text=[
+        ["", "2017", "2016"],
+        ["Passenger", "$31,000", "$29,000"],
+        ["Cargo", "1,234", "1,100"],
+        ["Total revenue", "$32,234", "$30,100"],
+        ["Load factor", "83.6%", "82.1%"],
+        ["Net income", "(1,234)", "2,000"],
+    ],
+    title="Consolidated statement of operations (in millions, except per share data)",
+)
+
+
+def ask(question: str, table: Table = FILING) -> AskResult:
+    return answer_question(table, question, engine="offline")
+
+
+def test_a_lookup_keeps_the_cell_text_with_its_number_and_caption_unit() -> None:
+    r = ask("what was passenger revenue in 2016?")
+    assert (r.answer, r.value, r.unit) == (["$29,000"], 29000.0, "$ millions")
+    r = ask("what was net income in 2017?")
+    assert (r.answer, r.value, r.unit) == (["(1,234)"], -1234.0, "millions")
+    r = ask("what was the load factor in 2017?")
+    assert (r.answer, r.value, r.unit) == (["83.6%"], pytest.approx(0.836), "%")
+    assert r.confidence is not None and 0 <= r.confidence <= 1
+
+
+def test_computed_answers_render_in_the_sources_format() -> None:
+    r = ask("what was the average passenger revenue?")
+    assert (r.answer, r.value, r.unit) == (["$30,000"], 30000.0, "$ millions")
+    r = ask("what percentage of total revenue was cargo in 2017?")
+    assert (r.answer, r.unit) == (["3.8%"], "%") and r.value == pytest.approx(1234 / 32234)
+
+
+def test_a_label_answer_has_no_number() -> None:
+    r = ask("which year had the higher passenger revenue, 2017 or 2016?")
+    assert r.status == "answered" and r.answer == ["2017"]
+    assert (r.value, r.unit) == (None, None)
+
+
+def test_a_scale_caption_in_a_header_label_and_a_thousands_shorthand() -> None:
+    t = Table(text=[["", "Passengers (000s)"], ["2019", "148,522"], ["2018", "130,256"]])
+    r = ask("how many passengers in 2019?", t)
+    assert (r.answer, r.value, r.unit) == (["148,522"], 148522.0, "thousands")
+
+
+def test_cli_shows_a_best_guess_as_such() -> None:
+    guess = AskResult(question="q", status="abstained", error="confidence 0.10 below 0.15", engine="offline",
+                      answer=["$29,000"], value=29000.0, unit="$ millions", confidence=0.1)
+    text = _human(guess)
+    assert text.startswith("Best guess (low confidence): $29,000 ($ millions)")
+    assert "confidence 0.10 below 0.15" in text
+    assert _human(AskResult(question="q", status="abstained", engine="offline")).startswith("No answer")
