@@ -234,6 +234,12 @@ const celltraceExcel = (() => {
     if (!action.overwrite && cell.values[0][0] !== "" && cell.values[0][0] !== null) {
       throw new Error(action.sheet + "!" + a1(p.r0, p.c0) + " is not empty; choose an empty answer cell");
     }
+    if (typeof action.value === "number" && action.number_format) {
+      // A numeric answer is a number cell in its source format (format first, so it never shows otherwise).
+      cell.numberFormat = [[action.number_format]];
+      cell.values = [[action.value]];
+      return;
+    }
     // The quote prefix keeps any answer text (even "=..." or "@...") a text value, never a formula.
     cell.values = [[action.value === null ? "" : "'" + String(action.value)]];
   }

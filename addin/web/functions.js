@@ -6,7 +6,9 @@
 const celltraceFunctions = (() => {
   function answerText(result) {
     if (result.status === "answered") return result.answer.join("; ");
-    return "#ABSTAINED" + (result.error ? ": " + result.error : "");
+    // as shared/actions.py answer_text: the best guess stays visible, marked as an abstention
+    const guess = result.answer && result.answer.length ? " (best guess: " + result.answer.join("; ") + ")" : "";
+    return "#ABSTAINED" + guess + (result.error ? ": " + result.error : "");
   }
 
   function evidenceRef(result) {

@@ -31,6 +31,9 @@
   function answerLine(result) {
     if (typeof result.answer === "string") return result.answer; // long form
     if (result.status === "answered") return result.answer.join("; ");
+    if (result.status === "abstained" && result.answer.length) {
+      return "Best guess (low confidence): " + result.answer.join("; ") + (result.error ? " — " + result.error : "");
+    }
     if (result.status === "abstained") return "Not sure — no answer" + (result.error ? ": " + result.error : ".");
     return "Failed: " + (result.error || "unknown error");
   }
