@@ -37,6 +37,7 @@ from celltrace.shared.actions import (
     Clear,
     LogEntry,
     SetValue,
+    answer_cell_actions,
     answer_text,
     evidence_text,
     log_entry,
@@ -171,8 +172,10 @@ def _ask(
         sheet, table_range = (origin.sheet, origin.address) if origin else (table.sheet.name, "")
         if answer_cell:
             where, addr = parse_target(answer_cell, sheet)
-            shown = answer_text(reply) if isinstance(reply, AskResult) else reply.answer
-            actions.append(SetValue(sheet=where, address=addr, value=shown, overwrite=True))
+            if isinstance(reply, AskResult):
+                actions += answer_cell_actions(reply, where, addr, overwrite=True)
+            else:
+                actions.append(SetValue(sheet=where, address=addr, value=reply.answer, overwrite=True))
         written = apply_actions(book, actions, log=[_log(reply, sheet, table_range)])
         ui.tell(_summary(reply, sheet))
         return Outcome(results=[reply], write=written, read=result)
@@ -278,13 +281,9 @@ def batch(
         actions: list[Action] = []
         for (row, _), reply in zip(rows, replies, strict=True):
             found = evidence_text(reply.evidence, sheet) if reply.status == "answered" else None
+            answer_at = range_ref(row, qc + 1, row, qc + 1)
+            actions += answer_cell_actions(reply, q_sheet.name, answer_at, overwrite=True)
             actions += [
-                SetValue(
-                    sheet=q_sheet.name,
-                    address=range_ref(row, qc + 1, row, qc + 1),
-                    value=answer_text(reply),
-                    overwrite=True,
-                ),
                 SetValue(
                     sheet=q_sheet.name,
                     address=range_ref(row, qc + 2, row, qc + 2),

@@ -256,10 +256,7 @@ def plan_actions(
     if answer_cell:
         sheet, address = parse_target(answer_cell, default_sheet or (first[0] if first else None))
         value, number_format = cell_value or (answer, None)
-        actions.append(SetValue(sheet=sheet, address=address, value=value, overwrite=overwrite,
-                                number_format=number_format))
-        if guess:
-            actions.append(Fill(sheet=sheet, address=address, colour=colours.guess, role="guess"))
+        actions += _written(sheet, address, value, number_format, overwrite, colours.guess if guess else None)
     if first:
         actions.append(Select(sheet=first[0], address=first[1]))
     return actions
@@ -298,6 +295,27 @@ def actions_for_answer(
 
 BEST_GUESS = "Best guess (low confidence)"
 """How an abstained result's answer is labelled wherever it is shown (CLI, notes)."""
+
+
+def answer_cell_actions(
+    result: AskResult, sheet: str, address: str, *, overwrite: bool = False, colours: Colours | None = None
+) -> list[Action]:
+    """`result` written into one answer cell (`answer_value`), on the muted fill for a best guess."""
+    value, number_format = answer_value(result)
+    guess = (colours or Colours()).guess if is_best_guess(result) else None
+    return _written(sheet, address, value, number_format, overwrite, guess)
+
+
+def _written(
+    sheet: str, address: str, value: str | int | float, number_format: str | None, overwrite: bool,
+    guess_colour: str | None,
+) -> list[Action]:
+    actions: list[Action] = [
+        SetValue(sheet=sheet, address=address, value=value, overwrite=overwrite, number_format=number_format)
+    ]
+    if guess_colour is not None:
+        actions.append(Fill(sheet=sheet, address=address, colour=guess_colour, role="guess"))
+    return actions
 
 
 def is_best_guess(result: AskResult) -> bool:

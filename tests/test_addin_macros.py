@@ -151,7 +151,9 @@ def test_batch_answers_a_column(server: str, book: FakeBook) -> None:
     book.app.input_answers = ["Report!A2:I10"]
     outcome = macros.batch(book, settings=settings(server))
     assert outcome is not None, book.app.alerts
-    assert [sheet.cells[(r, 12)].value for r in (14, 15)] == ["3,720", "12.1%"]
+    answers = [sheet.cells[(r, 12)] for r in (14, 15)]  # numbers in their source format
+    assert [(c.value, c.number_format) for c in answers] == [(3720, "#,##0"), (0.121, "0.0%")]
+    assert [sheet.range(f"L{r}").api.Text for r in (14, 15)] == ["3,720", "12.1%"]
     assert sheet.cells[(14, 13)].value.startswith("F7 (headers:")
     assert sheet.cells[(16, 12)].value == "#ERROR: empty question"  # as `celltrace batch` does
     assert book.app.alerts[-1][0] == "Answered 2 of 3 question(s)."

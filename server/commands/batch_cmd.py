@@ -42,13 +42,10 @@ from celltrace.shared.a1 import cell_ref, range_ref
 from celltrace.shared.actions import (
     Action,
     Clear,
-    Colours,
-    Fill,
     SetValue,
     actions_for_answer,
-    answer_value,
+    answer_cell_actions,
     evidence_text,
-    is_best_guess,
     log_entry,
 )
 from celltrace.shared.errors import UserError
@@ -151,13 +148,7 @@ def batch(
     actions: list[Action] = []
     for (row, _), result in zip(rows, results, strict=True):
         offset = row - q0
-        value, number_format = answer_value(result)
-        address = cell_ref(a0 + offset, ac)
-        actions.append(SetValue(
-            sheet=a_sheet, address=address, value=value, overwrite=overwrite, number_format=number_format
-        ))
-        if is_best_guess(result):
-            actions.append(Fill(sheet=a_sheet, address=address, colour=Colours().guess, role="guess"))
+        actions += answer_cell_actions(result, a_sheet, cell_ref(a0 + offset, ac), overwrite=overwrite)
         found = evidence_text(result.evidence, tbl.sheet) if result.status == "answered" else ""
         if found or overwrite:
             actions.append(
