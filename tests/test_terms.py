@@ -62,3 +62,10 @@ def test_cli_shows_a_best_guess_as_such() -> None:
     assert text.startswith("Best guess (low confidence): $29,000 ($ millions)")
     assert "confidence 0.10 below 0.15" in text
     assert _human(AskResult(question="q", status="abstained", engine="offline")).startswith("No answer")
+
+
+def test_a_unit_row_gives_the_unit_of_the_numbers_under_it() -> None:
+    t = Table(text=[["", "2019", "2020"], ["", "percent", "percent"], ["men", "24.5", "25.1"],
+                    ["women", "26.0", "27.3"]])
+    r = ask("what was the rate for women in 2020?", t)
+    assert (r.answer, r.value, r.unit) == (["27.3"], 27.3, "percent")  # a number of percent, as shown

@@ -6,16 +6,16 @@ Engine-neutral: applied to every engine's final answer.
   one answer read from one data cell, the cell's raw number (a workbook's stored value) or the number
   its text shows (`24.5%` → 0.245, `(7.8)` → -7.8); else the number the answer text shows. None for
   labels (header cells), text and several answers.
-* **unit**: `%` for a percent; else a scale or currency caption of the source cells (`(in millions)`,
-  `($ thousands)`, `USD millions`) in the table title or their header labels, with the currency of
-  the number style when the caption names none (`$ millions`); else the style's currency (`$`, `€`).
-  A computed value that is not the same kind of quantity as its inputs (a ratio, a share, a count)
-  takes only its own style's unit (`%` for a share).
+* **unit**: `%` for a percent style (the value is then a fraction); else the unit the header model
+  gives the source cells (`HeaderModel.unit_for`: unit labels, unit rows, a caption such as
+  `(in millions)`; `percent` there means the value is a number of percent as shown), with the
+  currency of the number style when that unit names none (`$ millions`); else the style's currency
+  (`$`, `€`). A computed value that is not the same kind of quantity as its inputs (a ratio, a share,
+  a count) takes only its own style's unit (`%` for a share).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from celltrace.server.engine.policy import FinalAnswer
@@ -23,18 +23,7 @@ from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numstyle import NumStyle, excel_value
 from celltrace.shared.table import Table
-
-SCALE_CAPTION = re.compile(
-    r"\(\s*(?:in\s+)?((?:[$€£¥]|[A-Z]{3}\b)?\s*(?:in\s+)?"
-    r"(?:thousands|millions|billions|trillions|000s|000's)(?:\s+of\s+[a-z. ]+?)?"
-    r"(?:,?\s*(?:except|unless)[^)]*)?)\s*\)",
-    re.IGNORECASE,
-)
-"""A parenthesised scale caption: `(in millions)`, `($ thousands)`, `(millions of dollars)`,
-`(USD millions, except per share data)` (the exception clause is dropped from the unit)."""
-_THOUSANDS = re.compile(r"\b000'?s\b")
-_EXCEPT = re.compile(r",?\s*(?:except|unless)\b.*$", re.IGNORECASE)
-_CURRENCY_WORDS = re.compile(r"[$€£¥]|\b[A-Z]{3}\b|dollar|euro|pound|yen", re.IGNORECASE)
+from celltrace.shared.units import CURRENCIES
 
 
 def value_and_unit(
@@ -59,24 +48,21 @@ def value_and_unit(
         return None, None
     if final.value is not None and not final.same_unit:
         return value, style_unit(style)
-    return value, unit_of(table, headers, sources, style)
+    return value, unit_of(headers, sources, style)
 
 
-def unit_of(
-    table: Table, headers: HeaderModel, sources: Iterable[Node], style: NumStyle | None
-) -> str | None:
-    """A scale/currency caption of the sources (title or header labels), else the style's unit."""
-    texts = [table.title or ""]
-    for node in sources:
-        texts += [n.text for n in headers.col_path(node) + headers.row_path(node)]
-    caption = next((m.group(1) for t in texts for m in [SCALE_CAPTION.search(t)] if m), None)
+def unit_of(headers: HeaderModel, sources: Iterable[Node], style: NumStyle | None) -> str | None:
+    """The sources' common header unit (with the style's currency), else the style's own unit."""
     own = style_unit(style)
-    if caption is None or own == "%":  # a percent is not in millions
+    if own == "%":  # a percent is not in millions
         return own
-    caption = _THOUSANDS.sub("thousands", " ".join(_EXCEPT.sub("", caption).split()))
-    if own and own != "%" and not _CURRENCY_WORDS.search(caption):
-        return f"{own} {caption}"
-    return caption
+    units = {headers.unit_for(n) for n in sources}
+    unit = units.pop() if len(units) == 1 else None
+    if unit is None:
+        return own
+    if own and not unit.startswith(tuple(CURRENCIES.values())):
+        return f"{own} {unit}"
+    return unit
 
 
 def style_unit(style: NumStyle | None) -> str | None:
