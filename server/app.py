@@ -15,6 +15,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from celltrace.server import __version__
 from celltrace.server.api import addin, ask, errors, graph, health, longform
 from celltrace.server.api.auth import BearerAuthMiddleware
+from celltrace.server.api.hosts import HostAllowListMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
 from celltrace.server.api.runtime import Runtime, warm_up
 from celltrace.server.server_settings import ServerSettings
@@ -47,7 +48,10 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
     for module in (health, graph, ask, longform, addin):
         app.include_router(module.router)
     app.add_middleware(
-        RequestLimitsMiddleware, max_body_bytes=server.max_body_bytes, max_cells=server.max_cells
+        RequestLimitsMiddleware,
+        max_body_bytes=server.max_body_bytes,
+        max_cells=server.max_cells,
+        body_timeout=server.body_timeout,
     )
     app.add_middleware(BearerAuthMiddleware, token=server.token_value())
     if server.cors_origins:
@@ -57,4 +61,5 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    app.add_middleware(HostAllowListMiddleware, allowed_hosts=server.allowed_hosts)  # outermost
     return app

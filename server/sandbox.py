@@ -1,19 +1,26 @@
 """Run model-written Python functions in a locked-down child process (threat model: SANDBOX.md).
 
-The server never execs, evals or unpickles generated code or its output. `run_function` starts
-`python -I sandbox_child.py` with an empty environment in a fresh temporary directory, inside
-bubblewrap namespaces when `bwrap` works, else a network namespace from `unshare` when that works.
-The child locks itself down (rlimits, seccomp, audit hook) and answers with one JSON object; the
-parent enforces the wall-clock timeout and the output cap, and kills the whole process group.
+The server never execs, evals or unpickles generated code or its output. `run_function` checks a
+restricted program against the allow-list of `program_policy` (a rejected program never starts a
+process), then starts `python -I sandbox_child.py` with an empty environment in a fresh temporary
+directory, inside bubblewrap namespaces when `bwrap` works, else a network namespace from `unshare`
+when that works. The child checks the program again, locks itself down (rlimits, Landlock, seccomp,
+audit hook) and answers with one JSON object authenticated by a per-run key; the parent verifies
+the key and the values, enforces the wall-clock timeout and the output cap, kills the whole process
+group, and refuses the result when a required layer (`require`) was not applied (fail closed).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import hmac
 import importlib
 import json
+import math
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -26,9 +33,25 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from celltrace.server.program_policy import ProgramRejected, check_program
+
 CHILD = Path(__file__).with_name("sandbox_child.py")
+POLICY = Path(__file__).with_name("program_policy.py")
 STDERR_CAP = 65_536
-CHILD_LAYERS = "rlimits+seccomp+audit-hook"
+CHILD_LAYERS = "restricted-python+rlimits+landlock+seccomp+audit-hook"
+MAX_VALUE_DEPTH = 64
+DEFAULT_REQUIRE = ("restricted-python", "audit-hook")
+"""Layers every program run must get (portable); more can be required with `require`."""
+INSTALL_HINT = {
+    "bwrap": "install bubblewrap (apt-get install bubblewrap)",
+    "landlock": "use a Linux kernel with Landlock (5.13 or newer, LSM enabled)",
+    "seccomp": "run on Linux x86_64 or aarch64",
+    "rlimits": "run on Linux or macOS",
+}
+
+
+class IsolationUnavailable(RuntimeError):
+    """A required isolation layer is not available on this machine."""
 
 
 class SandboxLimits(BaseModel):
@@ -48,8 +71,12 @@ class SandboxResult(BaseModel):
     value: Any = None
     error: str | None = None
     stdout: str = ""
+    frames: list[tuple[int, str]] = []
+    """(line, function) of the generated-code frames of a program's exception, outermost first."""
     seconds: float
     mechanism: str
+    unavailable: bool = False
+    """True when a required isolation layer is missing: the program did not run (or was refused)."""
 
 
 def _bwrap_prefix(workdir: str, extra_ro: tuple[str, ...]) -> list[str]:
@@ -64,7 +91,7 @@ def _bwrap_prefix(workdir: str, extra_ro: tuple[str, ...]) -> list[str]:
             args += ["--ro-bind", top, top]
     prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
     roots = {os.path.realpath(p) for p in prefixes}
-    for path in sorted(roots | {sys.prefix, str(CHILD), *extra_ro}):
+    for path in sorted(roots | {sys.prefix, str(CHILD), str(POLICY), *extra_ro}):
         args += ["--ro-bind", path, path]
     return [*args, "--bind", workdir, workdir, "--chdir", workdir, "--"]
 
@@ -102,7 +129,7 @@ def isolation_info() -> str:
 
     Measured once per process by running a trivial function in the sandbox.
     """
-    probe = run_function("def probe():\n    return 1\n", None, [])
+    probe = run_function("def probe():\n    return 1\n", None, [], require=())
     return probe.mechanism if probe.ok else _mechanism(_wrapper(), "unverified")
 
 
@@ -185,30 +212,87 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_function(source: str, entry: str | None, args: list[Any], limits: SandboxLimits | None = None,
-                 prelude_module: str | None = None) -> SandboxResult:
+                 prelude_module: str | None = None, *, restricted: bool = True,
+                 require: tuple[str, ...] = DEFAULT_REQUIRE) -> SandboxResult:
     """Run `entry` (default: the last top-level function) of `source` on a JSON copy of `args`.
 
-    Never raises: every failure, including sandbox setup problems, becomes `ok=False` with a reason.
+    `restricted` (the default; False only for tests of the lower layers) checks the program
+    against `program_policy` first. `require` names layers the run must get ("bwrap", "landlock",
+    "seccomp", "rlimits", "restricted-python", "audit-hook"); when one is missing the result is
+    `ok=False, unavailable=True` with what to install. Never raises: every failure, including
+    sandbox setup problems, becomes `ok=False` with a reason.
     """
     limits = limits or SandboxLimits()
     start = time.monotonic()
     wrapper = ""
     try:
         wrapper = _wrapper()
-        return _run(source, entry, args, limits, prelude_module, wrapper, start)
+        if "bwrap" in require and wrapper != "bwrap":
+            raise IsolationUnavailable(_missing(["bwrap"]))
+        if restricted:
+            check_program(source)
+        return _run(source, entry, args, limits, prelude_module, wrapper, start, restricted, require)
+    except (ProgramRejected, SyntaxError) as exc:
+        error = str(exc)
+        if isinstance(exc, SyntaxError):
+            error = f"SyntaxError: {exc.msg} (line {exc.lineno})"
+        return SandboxResult(ok=False, error=error, seconds=time.monotonic() - start,
+                             mechanism=_mechanism(wrapper, "restricted-python"))
+    except IsolationUnavailable as exc:
+        return SandboxResult(ok=False, error=str(exc), unavailable=True, seconds=time.monotonic() - start,
+                             mechanism=_mechanism(wrapper, ""))
     except Exception as exc:  # a bug or an OS problem here must not reach the caller
         return SandboxResult(ok=False, error=f"sandbox error: {type(exc).__name__}: {exc}"[:500],
                              seconds=time.monotonic() - start, mechanism=_mechanism(wrapper, CHILD_LAYERS))
 
 
+def _missing(layers: list[str]) -> str:
+    hints = "; ".join(f"{layer}: {INSTALL_HINT.get(layer, 'not available')}" for layer in layers)
+    return (f"sandbox isolation unavailable, generated programs are not run: missing {', '.join(layers)} "
+            f"({hints}; or drop it from CELLTRACE_SANDBOX_REQUIRE)")
+
+
+def _checked_value(value: Any, depth: int = 0) -> Any:
+    """`value` when it is plain JSON with finite numbers and bounded nesting; else ValueError."""
+    if depth > MAX_VALUE_DEPTH:
+        raise ValueError("value nested too deeply")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("non-finite number")
+    if isinstance(value, dict):
+        for v in value.values():
+            _checked_value(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _checked_value(v, depth + 1)
+    return value
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_reply(out: bytes, key: bytes) -> dict[str, Any]:
+    """The child's reply when its HMAC matches and its values are plain, finite JSON; else ValueError."""
+    tag, sep, body = out.partition(b"\n")
+    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+    if not sep or not hmac.compare_digest(tag, expected):
+        raise ValueError("reply not authenticated")
+    reply = json.loads(body, parse_constant=_no_constants)
+    if not isinstance(reply, dict) or not isinstance(reply.get("layers"), list):
+        raise ValueError("reply is not an object")
+    _checked_value(reply.get("value"))
+    return reply
+
+
 def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits, prelude_module: str | None,
-         wrapper: str, start: float) -> SandboxResult:
+         wrapper: str, start: float, restricted: bool, require: tuple[str, ...]) -> SandboxResult:
     def fail(error: str, layers: str = CHILD_LAYERS) -> SandboxResult:
         return SandboxResult(ok=False, error=error, seconds=time.monotonic() - start,
                              mechanism=_mechanism(wrapper, layers))
 
+    key = secrets.token_bytes(32)
     request = {"source": source, "entry": entry, "args": args, "prelude": prelude_module,
-               "limits": limits.model_dump()}
+               "limits": limits.model_dump(), "restricted": restricted, "key": key.hex()}
     try:
         payload = json.dumps(request, allow_nan=False).encode()
     except (TypeError, ValueError) as exc:
@@ -238,12 +322,18 @@ def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits,
             reason = _signal_reason(proc.returncode, time.monotonic() - start, limits)
             return fail(f"{reason}: {last[0][:200]}" if last[0] else reason)
         try:
-            reply = json.loads(out)
-            layers = "+".join(reply["layers"])
-            return SandboxResult(ok=bool(reply["ok"]), value=reply["value"], error=reply["error"],
-                                 stdout=str(reply["stdout"]), seconds=time.monotonic() - start,
-                                 mechanism=_mechanism(wrapper, layers))
+            reply = _parse_reply(out, key)
+            layers = [str(x) for x in reply["layers"]]
+            mechanism = _mechanism(wrapper, "+".join(layers))
+            missing = [r for r in require if r not in layers and r != "bwrap"]
+            if missing and not str(reply.get("error") or "").startswith("sandbox setup failed"):
+                return SandboxResult(ok=False, error=_missing(missing), unavailable=True,
+                                     seconds=time.monotonic() - start, mechanism=mechanism)
+            frames = [(int(line), str(name)) for line, name in reply.get("frames") or []]
+            return SandboxResult(ok=reply["ok"] is True, value=reply["value"], error=reply["error"],
+                                 stdout=str(reply["stdout"]), frames=frames,
+                                 seconds=time.monotonic() - start, mechanism=mechanism)
         except (ValueError, KeyError, TypeError):
-            return fail("sandbox protocol error: the child's reply is not the expected JSON")
+            return fail("sandbox protocol error: the child's reply is not authenticated, plain JSON")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -19,6 +19,11 @@ class ServerSettings(BaseSettings):
     token: SecretStr | None = Field(
         default=None, description="bearer token required on every /v1 route except health (unset: no auth)"
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["localhost", "127.0.0.1", "::1"],
+        description="Host header names served, comma-separated (the bound address always; * = any); else 421",
+    )
+    body_timeout: float = Field(default=30.0, gt=0, description="seconds to receive a request body (408)")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="allowed browser origins, comma-separated (empty: CORS off)"
     )
@@ -41,7 +46,7 @@ class ServerSettings(BaseSettings):
         default=True, description="load the embedding model and probe the sandbox at start-up"
     )
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):

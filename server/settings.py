@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     longform_llm_fallback: bool = Field(
         default=False, description="answer a sub-question LLM-only (labelled) when its program fails"
     )
+    sandbox_require: str = Field(
+        default="restricted-python,audit-hook",
+        description="comma-separated isolation layers a generated program must get, else it does not run"
+        " (restricted-python, audit-hook, rlimits, landlock, seccomp, bwrap)",
+    )
 
     raise_errors: bool = Field(
         default=False, description="re-raise unexpected exceptions instead of status failed (tests)"

@@ -165,7 +165,10 @@ def prepare_output(
         raise UserError(f"{source.name}: only {', '.join(SUFFIXES)} workbooks can be written")
     if in_place and out is not None and Path(out).resolve() != source.resolve():
         raise UserError("give either --out or --in-place, not both")
-    output = source if in_place else Path(out) if out is not None else default_output_path(source, tag)
+    # in place on a symlink writes the real workbook (the link stays a link)
+    output = Path(out) if out is not None else default_output_path(source, tag)
+    if in_place:
+        output = source.resolve()
     if not in_place and output.exists() and output.resolve() == source.resolve():
         raise UserError(f"{output.name}: output would overwrite the input; use --in-place to mean that")
     if output.suffix.lower() != source.suffix.lower():
@@ -209,7 +212,9 @@ def load_for_write(path: Path) -> tuple[Workbook, list[str]]:
 
 
 def save_atomic(wb: Workbook, output: Path) -> None:
-    """Save to a temp file beside `output`, then rename over it; nothing is left on failure."""
+    """Save to a temp file beside `output`, then rename over it; nothing is left on failure. A symlink
+    `output` is followed: the file it points to is replaced, the link stays."""
+    output = Path(os.path.realpath(output))
     if output.exists():
         mode = stat.S_IMODE(output.stat().st_mode)
     else:

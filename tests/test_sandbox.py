@@ -1,7 +1,9 @@
-"""Model-written programs that attack the sandbox must fail safely; honest ones must work.
+"""The layers under the restricted-Python check must hold on their own; honest programs must work.
 
-Every attack runs under each outer layer this machine supports (bubblewrap, a bare network
-namespace, none), so the in-child layers are also exercised on their own.
+These attacks are plain (unrestricted) Python, as if the allow-list of `program_policy` had been
+bypassed: they exercise rlimits, Landlock, seccomp and the audit hook. Every attack runs under each
+outer layer this machine supports (bubblewrap, a bare network namespace, none). The restricted path
+through the real long-form engine is tested in `test_attacks.py`.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from celltrace.server import sandbox
-from celltrace.server.sandbox import SandboxLimits, isolation_info, run_function
+from celltrace.server.sandbox import SandboxLimits, SandboxResult, isolation_info, run_function
 
 PROJECT = Path(sandbox.__file__).resolve().parent.parent
 FAST = SandboxLimits(timeout_s=3.0, cpu_s=2)
@@ -64,8 +67,14 @@ def listener() -> Iterator[int]:
     assert not hits, "the sandbox reached the host's loopback listener"
 
 
+def raw(source: str, args: list[Any] | None = None, limits: SandboxLimits | None = None,
+        entry: str | None = None, **kwargs: Any) -> SandboxResult:
+    """`run_function` on unrestricted Python (the allow-list check skipped)."""
+    return run_function(source, entry, args or [], limits, restricted=False, require=(), **kwargs)
+
+
 def _fails(source: str, *needles: str, limits: SandboxLimits = FAST) -> str:
-    result = run_function(source, None, [], limits)
+    result = raw(source, limits=limits)
     assert not result.ok, result
     assert result.error and any(n in result.error for n in needles), result.error
     assert result.value is None
@@ -120,7 +129,7 @@ def test_attack_fails_safely(wrapper: str, name: str) -> None:
 def test_secret_environment_is_absent(wrapper: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
     source = "import os\ndef f():\n    return [os.environ.get('OPENAI_API_KEY'), sorted(os.environ)]\n"
-    result = run_function(source, None, [])
+    result = raw(source)
     assert result.ok, result
     assert result.value[0] is None
     assert not any("KEY" in k for k in result.value[1])
@@ -154,7 +163,7 @@ def test_helpers_imports_and_copies(wrapper: str) -> None:
         "            'pair': (1, 2), 'set': {3, 1, 2}, 'nan': float('nan')}\n"
     )
     table = {"rows": [{"v": 1}, {"v": 2}, {"v": 3}]}
-    result = run_function(source, None, [table, "k"])
+    result = raw(source, [table, "k"])
     assert result.ok, result
     assert result.value == {"mean": 53, "n": 1, "pair": [1, 2], "set": [1, 2, 3], "nan": "nan"}
     assert result.stdout == "rows 4\n"
@@ -184,9 +193,12 @@ def test_prelude_names_are_injected() -> None:
 
 
 def test_still_works_after_attacks_and_cleans_up() -> None:
-    before = set(os.listdir(tempfile.gettempdir()))
-    result = run_function("import os\ndef f(a):\n    open('scratch.txt', 'w').write('x')\n"
-                          "    return [a + 1, os.listdir('.')]\n", None, [41])
+    def work_dirs() -> set[str]:
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("celltrace-sbx-")}
+
+    before = work_dirs()
+    result = raw("import os\ndef f(a):\n    open('scratch.txt', 'w').write('x')\n"
+                 "    return [a + 1, os.listdir('.')]\n", [41])
     assert result.value == [42, ["scratch.txt"]], result
-    assert set(os.listdir(tempfile.gettempdir())) <= before  # the work folder is gone
+    assert work_dirs() <= before  # the work folder is gone
     assert "audit-hook" in isolation_info()

@@ -19,9 +19,11 @@ from celltrace.server.longform.table_api import (
     TableView,
     cite,
     numbers_in,
-    run_program,
+    sandbox_call,
+    sandbox_export,
     to_number,
 )
+from celltrace.server.sandbox_child import describe_error
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
@@ -131,7 +133,11 @@ def test_to_number_of_cells_prefers_the_displayed_text() -> None:
 
 
 def _run(fn: Any) -> dict[str, Any]:
-    return run_program(fn, _payload())
+    """What the sandbox child does with the prelude: call, export, or describe the error."""
+    try:
+        return {"ok": True, **sandbox_export(sandbox_call(fn, _payload()))}
+    except Exception as exc:
+        return {"ok": False, "error": describe_error(exc)}
 
 
 def test_values_carry_their_cells_through_arithmetic() -> None:
@@ -230,12 +236,12 @@ def test_program_runs_in_the_sandbox_with_the_prelude() -> None:
         "def solve(table):\n    best = max(table.records(), key=_rev)\n"
         "    return {'company': best['Company'], 'revenue': _rev(best), 'median': median([1, 3])}\n```"
     )
-    run = execute(ctx, source, name)
+    run = execute(ctx, source, name, Settings())
     assert run.ok, run.error
     assert run.output == {"company": "Walmart", "revenue": 485873, "median": 2}
     assert run.cells == [(3, 0), (3, 1)]
 
     failing = "def solve(table):\n    rows = table.records()\n    return rows[0]['Employees']\n"
-    run = execute(ctx, failing, "solve")
+    run = execute(ctx, failing, "solve", Settings())
     assert not run.ok and run.error.startswith("KeyError: no column matches 'Employees'")
     assert run.traceback == "  line 3, in solve\n    return rows[0]['Employees']"

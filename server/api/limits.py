@@ -1,7 +1,9 @@
-"""Request limits: body size and table cell count (pure ASGI, before any parsing) and in-flight slots."""
+"""Request limits (pure ASGI, before any parsing): body size, body-read time, table cell count, text
+that is not Unicode (lone surrogates); and in-flight slots."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 
@@ -16,6 +18,21 @@ _WALK = re.compile(rb"(" + _FLAT_ROW + rb')|"(table|cells|values)"\s*:\s*[\[{]|'
 _ENTRY = re.compile(_STRING + rb"|[-+.\w]++")  # a string, number, true, false or null
 _GRIDS = ((b"table", b"cells"), (b"table", b"values"))
 MIN_WALK_BUDGET = 10_000
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def has_lone_surrogate(body: bytes | bytearray) -> bool:
+    """True when a JSON string of `body` holds a lone surrogate (`"\\ud800"`), which no UTF-8 text
+    can carry. Parses only bodies that contain a surrogate escape at all."""
+    if not _SURROGATE_ESCAPE.search(body):
+        return False
+    try:
+        json.dumps(json.loads(body), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except ValueError:  # not JSON: the app's validation answers
+        return False
+    return False
 
 
 def too_many_cells(body: bytes | bytearray, limit: int) -> bool:
@@ -56,10 +73,11 @@ class RequestLimitsMiddleware:
     """413 for a body over `max_body_bytes` (Content-Length first, then counted while reading, never
     reading past the limit) or a table over `max_cells`; the body is then replayed to the app."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int, max_cells: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, max_cells: int, body_timeout: float) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_cells = max_cells
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -70,8 +88,13 @@ class RequestLimitsMiddleware:
             await self._body_too_large(scope, receive, send)
             return
         try:
-            body = await self._read(receive, length)
+            with anyio.fail_after(self.body_timeout):
+                body = await self._read(receive, length)
         except _Disconnected:
+            return
+        except TimeoutError:
+            message = f"the request body did not arrive within {self.body_timeout:g} s"
+            await error_response(408, "body_timeout", message, {"Connection": "close"})(scope, receive, send)
             return
         if body is None:
             await self._body_too_large(scope, receive, send)
@@ -84,6 +107,10 @@ class RequestLimitsMiddleware:
                 f"the table has more than {self.max_cells:,} cells (the server's limit)",
             )
             await response(scope, receive, send)
+            return
+        if await anyio.to_thread.run_sync(has_lone_surrogate, body):
+            message = "the request holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
+            await error_response(422, "invalid_text", message)(scope, receive, send)
             return
         pending = [bytes(body)]  # popped by the app's first receive, so only the app keeps the body
         del body

@@ -26,7 +26,7 @@ from typing import Any
 from celltrace.server.llm import LLMClient, UsageMeter
 from celltrace.server.longform.generator import fallback_answer, sub_answer, user_message
 from celltrace.server.longform.schemas import PlanItem
-from celltrace.server.longform.table_api import ENTRY, PATH_SEP, entry_source
+from celltrace.server.longform.table_api import PATH_SEP
 from celltrace.server.prompting import CELL_CHARS, data_block, fit_lines, render, truncate
 from celltrace.server.sandbox import run_function
 from celltrace.server.settings import Settings
@@ -229,23 +229,32 @@ class ProgramRun:
     cells: list[tuple[int, int]] = field(default_factory=list)
     error: str | None = None
     traceback: str = ""
+    unavailable: bool = False
 
 
-def execute(ctx: TableContext, source: str, function: str) -> ProgramRun:
-    """Run `function(table)` of `source` in the sandbox (default `SandboxLimits`: 5 s, 512 MB)."""
-    result = run_function(entry_source(source, function), ENTRY, [ctx.payload], prelude_module=PRELUDE)
+def execute(ctx: TableContext, source: str, function: str, settings: Settings) -> ProgramRun:
+    """Run `function(table)` of `source` in the sandbox (default `SandboxLimits`: 5 s, 512 MB) with
+    the isolation layers `settings.sandbox_require` demands; the cells it returns are checked."""
+    require = tuple(x.strip() for x in settings.sandbox_require.split(",") if x.strip())
+    result = run_function(source, function, [ctx.payload], prelude_module=PRELUDE, require=require)
     if not result.ok:
-        return ProgramRun(ok=False, error=result.error or "the program failed")
+        return ProgramRun(ok=False, error=result.error or "the program failed",
+                          traceback=_traceback(source, result.frames), unavailable=result.unavailable)
     reply = result.value if isinstance(result.value, dict) else {}
-    if not reply.get("ok"):
-        frames = reply.get("frames") or []
-        return ProgramRun(ok=False, error=str(reply.get("error") or "the program failed"),
-                          traceback=_traceback(source, frames))
-    cells = [(int(r), int(c)) for r, c in reply.get("cells") or []]
+    n_rows, n_cols = ctx.table.n_rows, ctx.table.n_cols
+    cells = [(r, c) for r, c in _pairs(reply.get("cells")) if 0 <= r < n_rows and 0 <= c < n_cols]
     return ProgramRun(ok=True, output=reply.get("value"), cells=cells)
 
 
-def _traceback(source: str, frames: list[list[Any]]) -> str:
+def _pairs(cells: Any) -> list[tuple[int, int]]:
+    """The [r, c] integer pairs of a reply's `cells` (anything else is dropped)."""
+    if not isinstance(cells, list):
+        return []
+    return [(x[0], x[1]) for x in cells if isinstance(x, list) and len(x) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in x)]
+
+
+def _traceback(source: str, frames: list[tuple[int, str]]) -> str:
     lines = source.splitlines()
     out = []
     for lineno, name in frames[-TRACEBACK_FRAMES:]:
@@ -300,8 +309,8 @@ def solve(
         except ProgramError as exc:  # `program` keeps the last program that could be run
             run = ProgramRun(ok=False, error=str(exc))
             continue
-        run = execute(ctx, program, function)
-        if run.ok:
+        run = execute(ctx, program, function, settings)
+        if run.ok or run.unavailable:  # no isolation: another round cannot help
             break
     item = PlanItem(question=question, program=program)
     if run.ok:

@@ -3,8 +3,9 @@
 The server builds a JSON payload with `reasoner.table_payload` (grid text and raw values, merged
 areas, inferred header bands and every non-empty cell's header paths). In the sandbox child this
 module is imported before lockdown, its `__all__` names are injected into the program's namespace,
-and the appended entry calls `run_program(solve, payload)`, which builds a `TableView`, calls the
-program and exports the result as `{"ok", "value", "cells"}` (or `{"ok": False, "error", "frames"}`).
+and the child calls `sandbox_call(solve, payload)`, which builds a `TableView` and calls the
+program, then `sandbox_export(result)`, which exports the result as `{"value", "cells"}` (the
+program's exceptions are reported by the sandbox itself, with the program's frames).
 
 Evidence without extra work for the program: a `Cell` is a `str` that knows its coordinates, a
 `Number` is a `float` that remembers the cells it was computed from (arithmetic, `sum`, `max`,
@@ -18,7 +19,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from celltrace.server.longform.faithfulness import number_spans
-from celltrace.server.sandbox_child import GENERATED
 from celltrace.shared.graph import normalise_text
 from celltrace.shared.numbers import parse_number
 
@@ -29,19 +29,11 @@ __all__ = [
     "TableView",
     "cite",
     "numbers_in",
-    "run_program",
     "to_number",
 ]
 
 PATH_SEP = " > "
 MAX_EXPORT_DEPTH = 32
-ENTRY = "__celltrace_entry__"
-"""Name of the entry function appended to a program (see `entry_source`)."""
-
-
-def entry_source(program: str, function: str) -> str:
-    """`program` plus the entry the sandbox calls: `__celltrace_entry__(payload)`."""
-    return f"{program.rstrip()}\n\n\ndef {ENTRY}(payload):\n    return run_program({function}, payload)\n"
 
 
 # ---- program side: values that carry their cells -----------------------------------------------
@@ -388,36 +380,16 @@ def _export(x: Any, depth: int = 0) -> Any:
     return x
 
 
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-        return f"KeyError: {exc.args[0]}"[:800]
-    return f"{type(exc).__name__}: {exc}"[:800]
-
-
-def _frames(exc: BaseException) -> list[list[Any]]:
-    """(line, function) of the generated-code frames of a traceback, outermost first."""
-    out: list[list[Any]] = []
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_filename == GENERATED and code.co_name != ENTRY:
-            out.append([tb.tb_lineno, code.co_name])
-        tb = tb.tb_next
-    return out
-
-
-def run_program(function: Any, payload: dict[str, Any]) -> dict[str, Any]:
-    """Call `function(TableView(payload))`; the exported value and its cells, or the error."""
+def sandbox_call(function: Any, payload: dict[str, Any]) -> Any:
+    """Call the program's `function(TableView(payload))` (the sandbox child calls this)."""
     table = TableView(payload)
     _CITED.clear()
-    try:
-        result = function(table)
-        cells: set[tuple[int, int]] = set()
-        _collect(result, cells)
-        _collect(_CITED, cells)
-        value = _export(result)
-    except MemoryError:
-        raise
-    except Exception as exc:  # the program's own error: reported for self-debugging
-        return {"ok": False, "error": _describe(exc), "frames": _frames(exc)}
-    return {"ok": True, "value": value, "cells": [list(rc) for rc in sorted(cells)]}
+    return function(table)
+
+
+def sandbox_export(result: Any) -> dict[str, Any]:
+    """The program's result as `{"value": <JSON>, "cells": [[r, c], ...]}` (cells behind it and cited)."""
+    cells: set[tuple[int, int]] = set()
+    _collect(result, cells)
+    _collect(_CITED, cells)
+    return {"value": _export(result), "cells": [list(rc) for rc in sorted(cells)]}

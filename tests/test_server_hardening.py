@@ -1,0 +1,89 @@
+"""Server hardening: Host allow-list (DNS rebinding), body-read timeout, lone surrogates → 422."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+
+from celltrace.server.api.hosts import split_host
+from celltrace.server.api.limits import RequestLimitsMiddleware
+from celltrace.server.app import create_app
+from celltrace.server.server_settings import ServerSettings
+from celltrace.server.settings import Settings
+
+TABLE = {"cells": [["Item", "Amount"], ["Revenue", "1,200"]]}
+
+
+def _client(base_url: str, **server: Any) -> TestClient:
+    app = create_app(ServerSettings(preload=False, **server), Settings(dense_retrieval=False))
+    return TestClient(app, base_url=base_url)
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "localhost.evil.example", "10.0.0.1"])
+def test_foreign_host_header_is_not_served(host: str) -> None:
+    with _client("http://localhost") as c:
+        response = c.post("/v1/graph", json={"table": TABLE}, headers={"Host": host})
+        health = c.get("/v1/health", headers={"Host": host})
+    assert response.status_code == health.status_code == 421
+    assert response.json()["error"]["code"] == "misdirected_request"
+
+
+def test_loopback_names_and_the_servers_port_are_served() -> None:
+    with _client("http://localhost") as c:  # TestClient's server port is 80
+        for host in ("localhost", "127.0.0.1", "[::1]", "LOCALHOST:80", "127.0.0.1:80"):
+            assert c.get("/v1/health", headers={"Host": host}).status_code == 200, host
+        assert c.get("/v1/health", headers={"Host": "127.0.0.1:8080"}).status_code == 421
+        assert c.get("/v1/health", headers={"Host": "127.0.0.1:x"}).status_code == 400
+
+
+def test_allowed_hosts_setting() -> None:
+    with _client("http://localhost", allowed_hosts=["excel.internal"]) as c:
+        assert c.get("/v1/health", headers={"Host": "excel.internal"}).status_code == 200
+        assert c.get("/v1/health", headers={"Host": "127.0.0.1"}).status_code == 421
+    with _client("http://localhost", allowed_hosts=["*"]) as c:
+        assert c.get("/v1/health", headers={"Host": "anything.example"}).status_code == 200
+    assert ServerSettings(_env_file=None, allowed_hosts="a, b").allowed_hosts == ["a", "b"]
+
+
+def test_split_host() -> None:
+    assert split_host("[::1]:8765") == ("::1", 8765)
+    assert split_host("Localhost") == ("localhost", None)
+    assert split_host("::1") is None and split_host(":80") is None and split_host("a:99999") is None
+
+
+def test_lone_surrogates_are_422() -> None:
+    body = b'{"table": {"cells": [["\\ud800x", "1"]]}}'
+    paired = b'{"table": {"cells": [["\\ud83d\\ude00", "1"]]}}'
+    with _client("http://localhost") as c:
+        bad = c.post("/v1/graph", content=body, headers={"Content-Type": "application/json"})
+        question = c.post("/v1/ask", content=b'{"question": "\\udfff?", "table": {"cells": [["a"]]}}',
+                          headers={"Content-Type": "application/json"})
+        good = c.post("/v1/graph", content=paired, headers={"Content-Type": "application/json"})
+    assert bad.status_code == question.status_code == 422
+    assert bad.json()["error"]["code"] == "invalid_text"
+    assert good.status_code == 200
+
+
+def test_slow_body_is_cut_after_the_timeout() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:  # never reached
+        raise AssertionError("the app got a request whose body never finished")
+
+    async def receive() -> dict[str, Any]:
+        await anyio.sleep(0.2)
+        return {"type": "http.request", "body": b"x", "more_body": True}  # a trickle, forever
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    middleware = RequestLimitsMiddleware(app, max_body_bytes=10**6, max_cells=10, body_timeout=0.5)
+    scope = {"type": "http", "method": "POST", "path": "/v1/ask", "headers": []}
+    started = time.monotonic()
+    anyio.run(middleware, scope, receive, send)
+    assert time.monotonic() - started < 2
+    assert sent[0]["status"] == 408
