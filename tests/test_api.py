@@ -44,7 +44,7 @@ def client(
     app = create_app(ServerSettings(preload=False, **server), engine or Settings(dense_retrieval=False))
     if fake is not None:
         app.dependency_overrides[get_ask_engine] = lambda: fake
-    with TestClient(app, base_url="http://localhost", raise_server_exceptions=raise_server_exceptions) as c:
+    with TestClient(app, raise_server_exceptions=raise_server_exceptions) as c:
         yield c
 
 
@@ -135,7 +135,7 @@ def test_lifespan_loads_embedder_and_probes_sandbox_once(monkeypatch: pytest.Mon
         "celltrace.server.sandbox.isolation_info", lambda: calls.append("probe") or "fake-sandbox"
     )
     app = create_app(ServerSettings(preload=True), Settings(dense_retrieval=True))
-    with TestClient(app, base_url="http://localhost") as c:
+    with TestClient(app) as c:
         for _ in range(3):
             assert c.get("/v1/health").json()["sandbox"] == "fake-sandbox"
     assert calls == ["encode", "probe"]
