@@ -4,6 +4,11 @@ Everything here is a pure function of its inputs, iterated in list or id order, 
 depends on set/dict iteration order or PYTHONHASHSEED. Cell text is data: table content is always
 wrapped in a BEGIN/END block and every cell is rendered by `render_node` (a quoted Python literal,
 so cell text cannot break out of its line).
+
+The data boundary is enforced here, in one place: every line of a `data_block` and every slot value
+`render` fills in goes through `safe_text.neutralise`, so no cell, label, title or model reply can
+forge a `<<<BEGIN/END ...>>>` delimiter or a chat role. Their results are `PromptText`, which
+`render` keeps as is (its own delimiters are real); anything else is encoded.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from celltrace.prompts import load
 from celltrace.server.tokens import CHARS_PER_TOKEN, estimate_tokens
 from celltrace.shared.graph import CellGraph, Node, render_node
 from celltrace.shared.headers import HeaderModel
+from celltrace.shared.safe_text import neutralise
 from celltrace.shared.schemas import Step, StepAction
 
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
@@ -25,8 +31,27 @@ CELL_CHARS = 120
 """Cell text longer than this is cut with an ellipsis in prompt listings."""
 
 
-def render(name: str, **slots: Any) -> str:
-    """Fill template `name`'s `{{slot}}`s in one pass (values are never re-scanned for slots).
+class PromptText(str):
+    """Prompt text whose untrusted parts are already encoded (made by `render` or `data_block`).
+
+    Joining it with plain text with `+` encodes the plain part and keeps the type.
+    """
+
+    def __add__(self, other: str) -> PromptText:
+        return PromptText(str.__add__(self, other if isinstance(other, PromptText) else neutralise(other)))
+
+    def __radd__(self, other: str) -> PromptText:
+        return PromptText(neutralise(other) + str(self))
+
+
+def encoded(value: Any) -> str:
+    """A slot value as it may appear in a prompt: `PromptText` as is, anything else neutralised."""
+    return value if isinstance(value, PromptText) else neutralise(str(value))
+
+
+def render(name: str, **slots: Any) -> PromptText:
+    """Fill template `name`'s `{{slot}}`s in one pass (values are never re-scanned for slots);
+    values that are not `PromptText` are encoded by `safe_text.neutralise`.
 
     Every slot in the template must be given and every given slot must be used.
     """
@@ -34,7 +59,7 @@ def render(name: str, **slots: Any) -> str:
     used = set(_SLOT.findall(template))
     if used != set(slots):
         raise KeyError(f"template {name!r}: slots {sorted(used)} but got {sorted(slots)}")
-    return _SLOT.sub(lambda m: str(slots[m.group(1)]), template).strip() + "\n"
+    return PromptText(_SLOT.sub(lambda m: encoded(slots[m.group(1)]), template).strip() + "\n")
 
 
 def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
@@ -55,10 +80,11 @@ def node_list(nodes: Sequence[Node], limit: int) -> str:
     return f"[{shown}{f', ... and {more} more' if more > 0 else ''}]"
 
 
-def data_block(label: str, lines: Sequence[str]) -> str:
-    """Wrap data lines in explicit delimiters; the text inside is never instructions."""
-    body = "\n".join(lines) if lines else "(none)"
-    return f"<<<BEGIN {label}>>>\n{body}\n<<<END {label}>>>"
+def data_block(label: str, lines: Sequence[str]) -> PromptText:
+    """Wrap data lines in explicit delimiters; the text inside is never instructions and cannot
+    forge a delimiter or a role (every line is neutralised)."""
+    body = "\n".join(neutralise(line) for line in lines) if lines else "(none)"
+    return PromptText(f"<<<BEGIN {label}>>>\n{body}\n<<<END {label}>>>")
 
 
 def fit_lines(lines: Sequence[str], budget_tokens: int, what: str) -> list[str]:

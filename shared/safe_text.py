@@ -103,3 +103,26 @@ def clean_question(text: str) -> str:
     if len(text) > MAX_QUESTION_CHARS:
         raise ValueError(f"question longer than {MAX_QUESTION_CHARS} characters ({len(text)})")
     return text
+
+
+# ---- prompts ------------------------------------------------------------------------------------
+# Untrusted text (cells, labels, titles, sheet names, model output) made inert for prompts:
+# `neutralise` rewrites every sequence that could pass for prompt structure (runs of three or more
+# `<` or `>`, i.e. our `<<<BEGIN X>>>` delimiters; chat-template role and special tokens such as
+# `<|im_start|>`, `<s>`, `[INST]`, `<<SYS>>`, `<system>`) into full-width look-alikes (`＜ ＞ ｜ ［ ］`):
+# the text reads the same to a model but cannot close a data block or start a chat role.
+_ROLE = r"(?:system|user|assistant|tool|developer|s|im_start|im_end|bos|eos)"
+_FORGERY = re.compile(
+    r"<{3,}|>{3,}"  # block delimiters
+    r"|<\|[^|<>\n]{0,40}\|>"  # <|im_start|>, <|eot_id|>, <|start_header_id|>
+    r"|<\||\|>"  # a half of one
+    r"|<\s*/?\s*" + _ROLE + r"\s*>"  # <s>, </s>, <system>, </assistant>
+    + r"|\[\s*/?\s*INST\s*\]|<<\s*/?\s*SYS\s*>>",  # Llama-2 markers
+    re.IGNORECASE,
+)
+_WIDE = str.maketrans({"<": "\uff1c", ">": "\uff1e", "|": "\uff5c", "[": "\uff3b", "]": "\uff3d"})
+
+
+def neutralise(text: str) -> str:
+    """`text` with every delimiter- or role-like sequence turned into full-width look-alikes."""
+    return _FORGERY.sub(lambda m: m.group(0).translate(_WIDE), text)

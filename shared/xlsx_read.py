@@ -9,7 +9,8 @@ Values come from a `data_only` load (Excel's cached formula results). Which cell
 found by a streaming scan of the sheet XML (cheaper than a second full load); a formula without a
 cached value is reported in `Table.warnings`. Displayed text is `format_value(value, number_format)`;
 raw values are kept JSON-ready (datetimes as ISO strings, durations as Excel day counts, error
-values such as `#N/A` as text). The file is read once into memory and never written. `title` is
+values such as `#N/A` as text). The file is read once into memory and never written; its parts are
+first streamed through the caps of `xlsx_limits` (size per part, cells, text length). `title` is
 always None: a title row stays part of the grid, where the graph can use it.
 """
 
@@ -34,6 +35,7 @@ from celltrace.shared.a1 import AddressError, col_number, parse_range, range_ref
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value
 from celltrace.shared.table import Merge, Origin, Table
+from celltrace.shared.xlsx_limits import check_workbook
 
 Bounds = tuple[int, int, int, int]
 """1-based inclusive (min_row, min_col, max_row, max_col)."""
@@ -101,6 +103,7 @@ def _read_workbook_bytes(path: Path) -> bytes:
 
 
 def _load(path: Path, data: bytes) -> Workbook:
+    check_workbook(io.BytesIO(data), path.name)  # caps checked while streaming, before openpyxl
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # openpyxl's "extension not supported" chatter

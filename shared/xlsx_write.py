@@ -56,6 +56,7 @@ from celltrace.shared.restore import (
     split_chunks,
 )
 from celltrace.shared.safe_text import clean_text, write_value
+from celltrace.shared.xlsx_limits import check_workbook
 
 SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 MACRO_SUFFIXES = (".xlsm", ".xltm")
@@ -199,7 +200,9 @@ def prepare_output(
 
 # ---- load and save ---------------------------------------------------------------------------
 def load_for_write(path: Path) -> tuple[Workbook, list[str]]:
-    """Full load for writing (formulas, VBA for macro files, rich text); openpyxl's warnings."""
+    """Full load for writing (formulas, VBA for macro files, rich text); openpyxl's warnings. The
+    read caps of `xlsx_limits` are checked first."""
+    check_workbook(str(path), path.name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

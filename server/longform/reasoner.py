@@ -126,8 +126,9 @@ def _md(text: str) -> str:
 
 
 def _table_block(payload: dict[str, Any], settings: Settings) -> str:
-    """The one table serialisation of this pipeline: facts, record keys, merged areas, then a
-    Markdown table whose header is the flattened column labels and whose rows are the data rows."""
+    """The one table serialisation of this pipeline, all inside the TABLE data block: facts (title,
+    size, headers, record keys, merged areas), then a Markdown table whose header is the flattened
+    column labels and whose rows are the data rows."""
     grid, hr, hc = payload["text"], payload["header_rows"], payload["header_cols"]
     n_rows, n_cols = len(grid), len(grid[0]) if grid else 0
     merges = [f"({r0}, {c0})-({r1}, {c1}) {grid[r0][c0]!r}" for r0, c0, r1, c1 in payload["merges"]]
@@ -144,7 +145,7 @@ def _table_block(payload: dict[str, Any], settings: Settings) -> str:
             "|---" * (n_cols + 1) + "|"]
     body = [f"| {r} | " + " | ".join(_md(x) for x in grid[r]) + " |" for r in range(hr, n_rows)]
     budget = settings.context_token_budget
-    return "\n".join(facts) + "\n" + data_block("TABLE", head + fit_lines(body, budget, "rows"))
+    return data_block("TABLE", facts + head + fit_lines(body, budget, "rows"))
 
 
 def _data_rows(payload: dict[str, Any]) -> list[int]:
@@ -301,7 +302,8 @@ def solve(
     run = ProgramRun(ok=False)
     for round_ in range(settings.longform_debug_rounds + 1):
         if round_:
-            debug = render("longform_debug", error=run.error, traceback=run.traceback or "(none)")
+            debug = render("longform_debug", error="\n" + data_block("ERROR", [run.error or ""]),
+                           traceback=data_block("TRACEBACK", run.traceback.splitlines()))
             convo = [*prompt, {"role": "assistant", "content": reply}, user_message(debug)]
             reply = llm.complete("DEBUG", convo, meter)
         try:
