@@ -11,6 +11,7 @@ import openai
 from openai import OpenAI
 from pydantic import BaseModel
 
+from celltrace.server import cancel
 from celltrace.server.jsonparse import ParseError, parse_model
 from celltrace.server.prompting import prompt_hash, render
 from celltrace.server.settings import Settings
@@ -97,6 +98,7 @@ class LLMClient:
         )
         extra = {"seed": s.seed} if s.seed is not None else {}
         for attempt in range(s.max_retries + 1):
+            cancel.check()  # a timed-out HTTP job stops before its next call
             started = time.monotonic()
             retry_after: float | None = None
             try:
@@ -130,7 +132,7 @@ class LLMClient:
             if not retryable or attempt == s.max_retries:
                 raise LLMError(f"{stage} call failed after {attempt + 1} attempt(s): {reason}")
             wait = retry_after if retry_after is not None else s.retry_backoff * 2**attempt
-            time.sleep(min(wait, s.retry_max_wait))
+            cancel.sleep(min(wait, s.retry_max_wait))
         raise AssertionError("unreachable")
 
     def complete_model(

@@ -239,7 +239,7 @@ def test_a_failing_program_is_fixed_in_the_debug_round(llm_server: ScriptedLLM) 
     assert len(debug) == 1 and len(requests(llm_server, "PROGRAM")) == 1
     assert [m["role"] for m in debug[0]] == ["user", "assistant", "user"]
     assert debug[0][1]["content"] == WRONG_COLUMN
-    assert "Error: KeyError: no column matches 'Profits'" in debug[0][2]["content"]
+    assert "<<<BEGIN ERROR>>>\nKeyError: no column matches 'Profits'" in debug[0][2]["content"]
     assert "  line 3, in solve\n    return max(rows, key=lambda r: to_number(r[\"Profits\"]))" in debug[0][2][
         "content"
     ]

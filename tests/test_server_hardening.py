@@ -1,17 +1,24 @@
-"""Server hardening: Host allow-list (DNS rebinding), body-read timeout, lone surrogates → 422."""
+"""Server hardening: Host allow-list (DNS rebinding), body-read timeout, lone surrogates → 422, a
+timed-out job stops calling the LLM."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
 import pytest
 from fastapi.testclient import TestClient
+from llm_server import Fault, ScriptedLLM
 
+from celltrace.server.api.errors import ApiError
 from celltrace.server.api.hosts import split_host
-from celltrace.server.api.limits import RequestLimitsMiddleware
+from celltrace.server.api.limits import InflightSlots, RequestLimitsMiddleware
+from celltrace.server.api.runner import EngineJob
 from celltrace.server.app import create_app
+from celltrace.server.llm import LLMClient, UsageMeter
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
 
@@ -87,3 +94,26 @@ def test_slow_body_is_cut_after_the_timeout() -> None:
     anyio.run(middleware, scope, receive, send)
     assert time.monotonic() - started < 2
     assert sent[0]["status"] == 408
+
+
+def test_after_a_504_the_engine_stops_calling_the_llm(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(*[Fault.slow(0.3, "ok") for _ in range(30)])
+    llm = LLMClient(Settings(base_url=llm_server.base_url, api_key="test", model="m", max_retries=0))
+    slots = InflightSlots(1)
+    assert slots.try_acquire()
+
+    def work(emit: Any) -> list[str]:
+        return [llm.complete("PLAN", [{"role": "user", "content": "q"}], UsageMeter()) for _ in range(30)]
+
+    async def run() -> int:
+        job = EngineJob(work, ThreadPoolExecutor(1), deadline=0.5, slot=slots)
+        job.start()
+        with pytest.raises(ApiError) as info:
+            await job.result()
+        assert info.value.status == 504
+        return len(llm_server.chat_requests)
+
+    at_timeout = asyncio.run(run())
+    time.sleep(1.5)  # without cancellation about five more calls would be made meanwhile
+    assert len(llm_server.chat_requests) <= at_timeout + 1
+    assert slots.used == 0  # the worker ended and freed its LLM slot

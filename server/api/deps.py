@@ -85,7 +85,7 @@ async def run_job(work: Callable[[Emit], Any], runtime: Runtime, uses_llm: bool)
     """Start `work` in a worker thread under the request deadline (holding an LLM slot when it calls
     a model); yield the job to the route and cancel it when the request ends."""
     slot = llm_slot(runtime) if uses_llm else None
-    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, slot)
+    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, slot, runtime.stopping)
     job.start()
     try:
         yield job

@@ -5,31 +5,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor
 from typing import Generic, TypeVar
 
 from celltrace.server.api.errors import ApiError
 from celltrace.server.api.limits import InflightSlots
+from celltrace.server.cancel import Cancelled, cancellable
 from celltrace.shared.api_models import StepEvent
 
 R = TypeVar("R")
+T = TypeVar("T")
 Emit = Callable[[StepEvent], None]
 _DONE = object()
-
-
-class Cancelled(BaseException):
-    """Raised in the worker by the step callback once its job was cancelled (timeout, client gone).
-
-    A BaseException, so the engines' per-question `except Exception` isolation lets it through.
-    """
 
 
 class EngineJob(Generic[R]):
     """One engine call `work(emit)` in a worker thread, under a deadline counted from `start()`.
 
-    `emit` records a step and relays it to `events()`; after `cancel()` the next `emit` stops the
-    engine. The in-flight `slot`, if any, is released when the thread really ends.
+    `emit` records a step and relays it to `events()`; after `cancel()` the next `emit` (or LLM
+    call) stops the engine. The in-flight `slot`, if any, is released when the thread really ends.
+    When `stopping` is set (the server received SIGTERM) the job is cancelled and its request gets
+    a 503 JSON error at once instead of being cut when the grace period ends.
     """
 
     def __init__(
@@ -38,11 +35,13 @@ class EngineJob(Generic[R]):
         executor: Executor,
         deadline: float,
         slot: InflightSlots | None = None,
+        stopping: asyncio.Event | None = None,
     ) -> None:
         self.work = work
         self.executor = executor
         self.deadline = deadline
         self.slot = slot
+        self.stopping = stopping
         self.steps: list[StepEvent] = []
         self._cancelled = threading.Event()
 
@@ -61,10 +60,7 @@ class EngineJob(Generic[R]):
 
     async def result(self) -> R:
         """The engine's result; ApiError 504 (with the steps so far) past the deadline."""
-        try:
-            result = await asyncio.wait_for(asyncio.shield(self._future), self._remaining())
-        except TimeoutError:
-            raise self._timeout() from None
+        result = await self._wait(asyncio.shield(self._future))
         if result is None:
             raise self._timeout()
         return result
@@ -72,19 +68,40 @@ class EngineJob(Generic[R]):
     async def events(self) -> AsyncIterator[StepEvent | R]:
         """Each step as it happens, then the result; ApiError 504 past the deadline."""
         while True:
-            try:
-                item = await asyncio.wait_for(self._queue.get(), self._remaining())
-            except TimeoutError:
-                raise self._timeout() from None
+            item = await self._wait(self._queue.get())
             if item is _DONE:
                 break
             assert isinstance(item, StepEvent)
             yield item
         yield await self.result()
 
+    async def _wait(self, awaitable: Awaitable[T]) -> T:
+        """`awaitable`'s result within the deadline: 504 past it, 503 once the server is stopping."""
+        waiter = asyncio.ensure_future(awaitable)
+        stop = asyncio.ensure_future(self.stopping.wait()) if self.stopping is not None else None
+        watched = {waiter} if stop is None else {waiter, stop}
+        try:
+            done, _ = await asyncio.wait(watched, timeout=self._remaining(),
+                                         return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the request itself was cancelled (client gone)
+            waiter.cancel()
+            raise
+        finally:
+            if stop is not None:
+                stop.cancel()
+        if waiter in done:
+            return waiter.result()
+        waiter.cancel()
+        if stop is not None and stop in done:
+            self.cancel()
+            raise ApiError(503, "shutting_down", "the server is shutting down; the question was cancelled",
+                           steps=list(self.steps))
+        raise self._timeout()
+
     def _run(self) -> R | None:
         try:
-            return self.work(self._emit)
+            with cancellable(self._cancelled):  # LLM calls check it too (celltrace.server.cancel)
+                return self.work(self._emit)
         except Cancelled:
             return None
         finally:

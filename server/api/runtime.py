@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +77,8 @@ class Runtime:
     engine: Settings
     sandbox: str = "not probed"
     version: str = __version__
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server begins to shut down: in-flight questions answer 503 at once."""
     executor: ThreadPoolExecutor = field(init=False)
     llm_slots: InflightSlots = field(init=False)
     graph_cache: LRU = field(init=False)
@@ -86,6 +90,7 @@ class Runtime:
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="celltrace-engine")
         self.llm_slots = InflightSlots(self.server.max_llm_inflight)
         self.graph_cache = LRU(self.server.graph_cache_size)
+        _ACTIVE.append(weakref.ref(self))
 
     def engines(self) -> list[str]:
         return available_engines(self.engine)
@@ -93,3 +98,14 @@ class Runtime:
     def close(self) -> None:
         """Stop taking engine work; running engines finish in their threads (not awaited)."""
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+_ACTIVE: list[weakref.ref[Runtime]] = []
+
+
+def begin_shutdown() -> None:
+    """Tell every runtime of this process that the server is stopping (called on the event loop)."""
+    for ref in _ACTIVE:
+        runtime = ref()
+        if runtime is not None:
+            runtime.stopping.set()

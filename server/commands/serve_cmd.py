@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -41,7 +42,11 @@ def load_server_settings() -> ServerSettings:
 
 
 def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
-    sys.exit(0)
+    """After uvicorn's graceful shutdown: exit 0 at once. Engine threads still waiting on an LLM
+    reply were cancelled (their requests got a 503) and must not hold the process until it comes."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def serve(
@@ -92,14 +97,24 @@ def serve(
     # uvicorn shuts down gracefully on these signals, then re-raises them: exit 0 after that.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _exit_cleanly)
-    uvicorn.run(
-        APP_FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-        server_header=False,
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-        **tls,
-    )
+    options: dict[str, Any] = {"factory": True, "host": host, "port": port, "workers": workers,
+                               "log_level": log_level, "server_header": False,
+                               "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_S, **tls}
+    if workers > 1:
+        uvicorn.run(APP_FACTORY, **options)
+    else:
+        _graceful_server(uvicorn.Config(APP_FACTORY, **options)).run()
+
+
+def _graceful_server(config: Any) -> Any:
+    """A uvicorn server whose shutdown first answers in-flight questions with a 503 JSON error."""
+    import uvicorn
+
+    from celltrace.server.api.runtime import begin_shutdown
+
+    class GracefulServer(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            begin_shutdown()
+            await super().shutdown(sockets)
+
+    return GracefulServer(config)
