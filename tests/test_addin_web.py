@@ -101,3 +101,13 @@ def test_excel_sideload_writes_the_manifest_for_an_origin(tmp_path) -> None:
     assert source is not None and source.get("DefaultValue") == "https://localhost:9443/addin/taskpane.html"
     bad = CliRunner().invoke(app, ["excel", "sideload", "--url", "localhost", "--out", str(out)])
     assert bad.exit_code != 0
+
+
+def test_the_pane_is_same_origin_so_other_origins_get_no_cors(client: TestClient) -> None:
+    preflight = client.options(
+        "/v1/ask",
+        headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert "access-control-allow-origin" not in preflight.headers
+    page = client.get("/addin/taskpane.html", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in page.headers

@@ -179,6 +179,9 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
     assert src.startswith("data:image/svg+xml") and "Answer: 90" in svg and "South" in svg
     assert page.locator("#picture").evaluate("img => img.complete && img.naturalWidth > 0")
     page.screenshot(path=str(SHOTS / "celltrace_pane_answer.png"), full_page=True)
+    page.click("#picture")  # actual size, scrollable
+    assert page.locator("#picture").evaluate("img => !img.classList.contains('fit') && img.width > 380")
+    page.locator(".picture-box").screenshot(path=str(SHOTS / "celltrace_pane_picture.png"))
 
     wb = book(page)
     assert cell(wb, "D5")["fill"] == "#FFD966"
@@ -211,13 +214,18 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
     page.close()
 
 
-def test_reader_clips_merges_whose_top_left_is_outside(server: str, browser: Any) -> None:
+def test_reader_clips_merges_whose_top_left_is_outside_and_reads_in_blocks(server: str, browser: Any) -> None:
     page = open_pane(browser, server)
     table = page.evaluate("celltraceExcel.readTable('Report!B3:E6')")
     assert table["origin"] == {"workbook": "segments.xlsx", "sheet": "Report", "address": "B3:E6"}
     assert table["cells"][0] == ["Revenue", "Margin", "Revenue", "Margin"]
     full = page.evaluate("celltraceExcel.readTable('Report!A1:E3')")
     assert full["merges"] == [[0, 0, 0, 4], [1, 0, 2, 0], [1, 1, 1, 2], [1, 3, 1, 4]]
+    whole = page.evaluate("celltraceExcel.readTable('Report!A1:E6')")
+    syncs = book(page)["syncs"]
+    page.evaluate("() => { celltraceExcel.blockCells = 7; }")  # one 5-cell row per round trip
+    assert page.evaluate("celltraceExcel.readTable('Report!A1:E6')") == whole
+    assert book(page)["syncs"] - syncs >= 6 + 3
     crossing = page.evaluate("celltraceExcel.readTable('Report!A3:C6')")
     assert crossing["cells"][0][0] == "Region"  # A2:A3's text, though its top-left A2 is outside
     assert crossing["warnings"] == ["merged area at A2 crosses the range border"]

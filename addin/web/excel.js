@@ -62,6 +62,23 @@ const celltraceExcel = (() => {
     return out;
   }
 
+  // Text and values of `range`, in blocks of whole rows of at most `api.blockCells` cells: Excel on
+  // the web caps each request and response at 5 MB.
+  async function readGrid(ctx, range) {
+    const rowsPerBlock = Math.max(1, Math.floor(api.blockCells / range.columnCount));
+    const cells = [];
+    const values = [];
+    for (let start = 0; start < range.rowCount; start += rowsPerBlock) {
+      const n = Math.min(rowsPerBlock, range.rowCount - start);
+      const block = range.worksheet.getRangeByIndexes(range.rowIndex + start, range.columnIndex, n, range.columnCount);
+      block.load("text,values");
+      await ctx.sync(); // one block per round trip
+      cells.push(...block.text.map((row) => row.map((t) => String(t))));
+      values.push(...block.values.map((row) => row.map((v) => (v === "" ? null : v))));
+    }
+    return { cells, values };
+  }
+
   // The TABLE payload of `ref` (Sheet!A1:B2), else of the selection (one cell: its current region).
   async function readTable(ref) {
     return Excel.run(async (ctx) => {
@@ -76,7 +93,7 @@ const celltraceExcel = (() => {
       range.load("cellCount");
       await ctx.sync();
       if (range.cellCount === 1) range = range.getSurroundingRegion();
-      range.load("address,values,text,rowIndex,columnIndex,rowCount,columnCount");
+      range.load("address,rowIndex,columnIndex,rowCount,columnCount");
       range.worksheet.load("name");
       const book = ctx.workbook;
       book.load("name");
@@ -95,8 +112,7 @@ const celltraceExcel = (() => {
         await ctx.sync();
         clipped = clipMerges(merged.areas.items, box);
       }
-      const cells = range.text.map((row) => row.map((t) => String(t)));
-      const values = range.values.map((row) => row.map((v) => (v === "" ? null : v)));
+      const { cells, values } = await readGrid(ctx, range);
       // A merged area whose top-left cell lies outside the range: its text belongs to the clipped part.
       const outside = clipped.filter((m) => m.anchor[0] < box.r0 || m.anchor[1] < box.c0);
       const anchors = outside.map((m) => {
@@ -318,5 +334,6 @@ const celltraceExcel = (() => {
     });
   }
 
-  return { readTable, applyActions, clearAll, selectCell, parseRef, clipMerges, a1 };
+  const api = { readTable, applyActions, clearAll, selectCell, blockCells: 20000 };
+  return api;
 })();

@@ -143,6 +143,7 @@
     $("token").value = celltraceApi.token();
     $("ask").addEventListener("click", onAsk);
     $("clear").addEventListener("click", onClear);
+    $("picture").addEventListener("click", () => $("picture").classList.toggle("fit"));
     $("save-token").addEventListener("click", () => {
       celltraceApi.setToken($("token").value.trim());
       $("server-status").textContent = "Token saved.";
