@@ -137,24 +137,29 @@ def _col_width(table: Table, rows: Sequence[int], col: int, wide: set[tuple[int,
     return max(MIN_COL_W, 10 + CHAR_W * max(map(len, texts), default=0))
 
 
+def _attrs(attrs: dict[str, str]) -> str:
+    """Keyword arguments as SVG attributes: `font_size` → `font-size`, `class_` → `class`."""
+    return "".join(f" {k.rstrip('_').replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
+
+
 class _Canvas:
     def __init__(self) -> None:
         self.parts: list[str] = []
 
     def rect(self, box: tuple[int, int, int, int], fill: str, stroke: str = "none", **attrs: str) -> None:
         x0, y0, x1, y1 = box
-        extra = "".join(f" {k.rstrip('_').replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
+        extra = _attrs(attrs)
         self.parts.append(
             f"<rect x='{x0}' y='{y0}' width='{x1 - x0}' height='{y1 - y0}' fill='{fill}' "
             f"stroke='{stroke}'{extra}/>"
         )
 
     def text(self, x: float, y: float, text: str, **attrs: str) -> None:
-        extra = "".join(f" {k.rstrip('_').replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
+        extra = _attrs(attrs)
         self.parts.append(f"<text x='{x:.0f}' y='{y:.0f}' {FONT}{extra}>{escape(text)}</text>")
 
     def line(self, points: Sequence[tuple[float, float]], colour: str, **attrs: str) -> None:
-        extra = "".join(f" {k.rstrip('_').replace('_', '-')}={quoteattr(v)}" for k, v in attrs.items())
+        extra = _attrs(attrs)
         path = " ".join(f"{x:.0f},{y:.0f}" for x, y in points)
         self.parts.append(f"<polyline points='{path}' fill='none' stroke='{colour}'{extra}/>")
 
@@ -219,7 +224,8 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
     roles = {(tuple(e.rows), tuple(e.cols)): e.role for e in result.evidence if e.role == "answer"}
     for e in result.evidence:
         roles.setdefault((tuple(e.rows), tuple(e.cols)), e.role)
-    for node in graph.nodes:
+    shown = {n.id: n for n in (graph.node_at(r, c) for r in rows for c in cols)}
+    for node in shown.values():
         b = box(list(node.rows), list(node.cols))
         if b is None:
             continue

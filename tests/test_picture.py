@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from celltrace.server.picture import MAX_ROWS, trace_svg, visible
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
 from celltrace.shared.actions import Colours
-from celltrace.shared.schemas import TablePayload
+from celltrace.shared.schemas import AskResult, TablePayload
 from celltrace.shared.table import Origin, Table
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -69,6 +70,24 @@ def test_big_tables_keep_the_header_band_and_the_answer_rows() -> None:
     shown = visible(500, 3, [250, 251], MAX_ROWS)
     assert len(shown) <= MAX_ROWS and {0, 1, 2, 249, 250, 251, 252} <= set(shown)
     assert visible(10, 2, [9], MAX_ROWS) == list(range(10))
+    rows = [["Item", *(f"Q{c}" for c in range(1, 30))]] + [
+        [f"item {r}", *(str(r * c) for c in range(1, 30))] for r in range(1, 1200)
+    ]
+    table = Table(text=rows, origin=Origin(sheet="Big", address="A1:AD1200"))
+    cell = {"sheet": "Big", "address": "Y1001", "rows": [1000], "cols": [24], "text": rows[1000][24]}
+    result = AskResult(
+        question="What is Q24 of item 1000?",
+        status="answered",
+        engine="offline",
+        answer=[rows[1000][24]],
+        evidence=[{**cell, "role": "answer"}],
+        trace=[cell],
+    )
+    started = time.perf_counter()
+    svg = trace_svg(table, result)
+    assert time.perf_counter() - started < 5
+    texts = _texts(svg)
+    assert "item 1000" in texts and "Q24" in texts and "1001" in texts and "Item" in texts
 
 
 @pytest.fixture
