@@ -28,8 +28,7 @@ def detail_row(result: AskResult) -> list[Any]:
     """answer, value, unit, confidence, first answer-evidence address (fields the engine leaves out
     are empty)."""
     evidence = next((f"{e.sheet}!{e.address}" for e in result.evidence if e.role == "answer"), "")
-    extra = result.model_dump()
-    return [answer_text(result), extra.get("value"), extra.get("unit"), extra.get("confidence"), evidence]
+    return [answer_text(result), result.value, result.unit, result.confidence, evidence]
 
 
 def ask_range(question: str, rng: Any, details: bool = False, settings: ClientSettings | None = None) -> Any:

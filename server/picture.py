@@ -230,7 +230,9 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
         if b is None:
             continue
         role = roles.get((tuple(node.rows), tuple(node.cols)))
-        fill = colours.for_role(role) if role else (BAND if headers.is_header(node) else "#FFFFFF")
+        # a best guess (abstained) gets the muted fill the workbook gets, never the answer colour
+        fill_role = "guess" if role == "answer" and result.status != "answered" else role
+        fill = colours.for_role(fill_role) if fill_role else (BAND if headers.is_header(node) else "#FFFFFF")
         svg.rect(b, fill, GRID, stroke_width="1")
         if node.text:
             chars = max(1, (b[2] - b[0] - 8) // CHAR_W)

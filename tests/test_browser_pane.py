@@ -189,11 +189,8 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
     assert cell(wb, "D2")["fill"] == cell(wb, "E2")["fill"] == "#FFF2CC"  # the whole merged area
     assert "Q: What was the revenue of South in 2024?" in wb["notes"]["Report!D5"]["content"]
     assert wb["notes"]["Report!A5"]["content"] == USER_NOTE  # no celltrace note there
-    assert (
-        cell(wb, "G2")["value"] == "90"
-        and cell(wb, "G2").get("quotePrefix")
-        and not cell(wb, "G2").get("formula")
-    )
+    answer_cell = cell(wb, "G2")  # a number cell in the source's format, never a formula
+    assert answer_cell["value"] == 90 and answer_cell.get("numberFormat") and not answer_cell.get("formula")
     record = next(s for s in wb["sheets"] if s["name"] == "_celltrace")
     assert record["visibility"] == "VeryHidden"
     assert wb["selection"] == {"sheet": "Report", "r0": 4, "c0": 3, "r1": 4, "c1": 3}
@@ -211,6 +208,24 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
     assert [s["name"] for s in wb["sheets"]] == ["Report"]
     page.screenshot(path=str(SHOTS / "celltrace_pane_cleared.png"), full_page=True)
     assert page.errors == []
+    page.close()
+
+
+def test_text_answer_stays_text_and_a_users_note_is_kept(server: str, browser: Any) -> None:
+    page = open_pane(browser, server)
+    page.fill("#question", "Which region had the lowest margin in 2023?")
+    page.select_option("#engine", "offline")
+    page.fill("#answer-cell", "Report!G3")
+    page.click("#ask")
+    page.wait_for_function("() => document.getElementById('steps').textContent.includes('Highlighted')")
+    assert page.text_content("#answer") == "South"
+    wb = book(page)
+    assert cell(wb, "G3")["value"] == "South" and cell(wb, "G3").get("quotePrefix")  # text, as text
+    note = wb["notes"]["Report!A5"]["content"]
+    assert note.startswith(USER_NOTE + "\n\n") and "A: South" in note  # the user's text first
+    page.click("#clear")
+    page.wait_for_function("() => document.getElementById('server-status').textContent.startsWith('Cleared')")
+    assert book(page)["notes"]["Report!A5"]["content"] == USER_NOTE
     page.close()
 
 

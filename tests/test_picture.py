@@ -130,3 +130,17 @@ def test_api_returns_the_picture_only_when_asked() -> None:
     assert plain["picture"] is None
     assert drawn["answer"] == plain["answer"] and drawn["actions"] == plain["actions"]
     assert any(t == f"Answer: {plain['answer'][0]}" for t in _texts(drawn["picture"]))
+
+
+def test_png_needs_cairosvg_or_says_so(tmp_path: Path) -> None:
+    from celltrace.server.picture import write_picture
+    from celltrace.shared.errors import UserError
+
+    svg = trace_svg(_table(), answer_question(_table(), QUESTION, "offline", OFFLINE))
+    try:
+        import cairosvg  # noqa: F401
+    except ImportError:
+        with pytest.raises(UserError, match="cairosvg"):
+            write_picture(tmp_path / "t.png", svg)
+    else:
+        assert write_picture(tmp_path / "t.png", svg).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
