@@ -137,6 +137,17 @@ def open_pane(browser: Any, url: str) -> Any:
     return page
 
 
+def ask(page: Any, question: str, answer_cell: str) -> None:
+    """Ask offline in the pane and wait until the workbook is written."""
+    page.fill("#question", question)
+    page.select_option("#engine", "offline")
+    page.fill("#answer-cell", answer_cell)
+    page.click("#ask")
+    page.wait_for_function(
+        "() => document.getElementById('steps').textContent.includes('Highlighted')", timeout=60_000
+    )
+
+
 def book(page: Any) -> dict[str, Any]:
     return page.evaluate("window.__workbook")
 
@@ -162,14 +173,7 @@ def test_manifest_and_functions_are_served(server: str) -> None:
 
 def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> None:
     page = open_pane(browser, server)
-    page.fill("#question", "What was the revenue of South in 2024?")
-    page.select_option("#engine", "offline")
-    page.fill("#answer-cell", "Report!G2")
-    page.click("#ask")
-    page.wait_for_selector("#result:not([hidden])", timeout=60_000)
-    page.wait_for_function(
-        "() => document.querySelectorAll('#steps li').length >= 3 && !document.getElementById('ask').disabled"
-    )
+    ask(page, "What was the revenue of South in 2024?", "Report!G2")
     assert page.text_content("#answer") == "90"
     assert "engine: offline" in page.text_content("#answer-meta")
     evidence = page.locator("#evidence li").all_text_contents()
@@ -213,11 +217,7 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
 
 def test_text_answer_stays_text_and_a_users_note_is_kept(server: str, browser: Any) -> None:
     page = open_pane(browser, server)
-    page.fill("#question", "Which region had the lowest margin in 2023?")
-    page.select_option("#engine", "offline")
-    page.fill("#answer-cell", "Report!G3")
-    page.click("#ask")
-    page.wait_for_function("() => document.getElementById('steps').textContent.includes('Highlighted')")
+    ask(page, "Which region had the lowest margin in 2023?", "Report!G3")
     assert page.text_content("#answer") == "South"
     wb = book(page)
     assert cell(wb, "G3")["value"] == "South" and cell(wb, "G3").get("quotePrefix")  # text, as text
