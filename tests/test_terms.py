@@ -6,6 +6,10 @@ import pytest
 
 from celltrace.server.commands.ask_cmd import _human
 from celltrace.server.engine.api import answer_question
+from celltrace.server.engine.context import headers_of
+from celltrace.server.engine.policy import FinalAnswer
+from celltrace.server.engine.terms import in_user_terms
+from celltrace.shared.graph import CellGraph
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
 
@@ -69,3 +73,18 @@ def test_a_unit_row_gives_the_unit_of_the_numbers_under_it() -> None:
                     ["women", "26.0", "27.3"]])
     r = ask("what was the rate for women in 2020?", t)
     assert (r.answer, r.value, r.unit) == (["27.3"], 27.3, "percent")  # a number of percent, as shown
+
+
+def test_a_bare_number_from_any_engine_is_shown_as_its_cell_shows_it() -> None:
+    graph = CellGraph(FILING)
+    headers = headers_of(graph)
+
+    def terms(answer: str, row: int, col: int) -> tuple[list[str], float | None, str | None]:
+        node = graph.node_at(row, col)
+        final = FinalAnswer(status="answered", answer=[answer], answer_nodes=[node.id], header_nodes=[])
+        return in_user_terms(final, FILING, graph, headers)
+
+    assert terms("31000", 1, 1) == (["$31,000"], 31000.0, "$ millions")
+    assert terms("83.6", 4, 1) == (["83.6%"], pytest.approx(0.836), "%")
+    assert terms("1234", 5, 1) == (["1234"], 1234.0, "millions")  # not the cell's number (-1,234)
+    assert terms("about 31000", 1, 1)[0] == ["about 31000"]

@@ -23,7 +23,7 @@ from celltrace.server.engine.evidence import cell_of, evidence_cells
 from celltrace.server.engine.loop import run_episode
 from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.engine.terms import value_and_unit
+from celltrace.server.engine.terms import in_user_terms
 from celltrace.server.settings import Settings
 from celltrace.shared.schemas import AskResult, Step, TraceCell
 from celltrace.shared.table import Table
@@ -114,13 +114,13 @@ def _result(
 ) -> AskResult:
     table, graph = state.table, state.graph
     evidence = evidence_cells(table, graph, final.answer_nodes, final.header_nodes)
-    value, unit = value_and_unit(final, table, graph, state.headers) if final.answer else (None, None)
+    answer, value, unit = in_user_terms(final, table, graph, state.headers)
     return AskResult(
         question=question,
         status=final.status,
         error=final.error,
         engine=engine,
-        answer=final.answer,
+        answer=answer,
         value=value,
         unit=unit,
         confidence=None if final.status == "failed" else final.confidence,

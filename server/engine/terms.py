@@ -16,25 +16,47 @@ Engine-neutral: applied to every engine's final answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from celltrace.server.engine.policy import FinalAnswer
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel
+from celltrace.shared.numbers import parse_number_info
 from celltrace.shared.numstyle import NumStyle, excel_value
 from celltrace.shared.table import Table
 from celltrace.shared.units import CURRENCIES
 
+_BARE = re.compile(r"-?\d+(?:\.\d+)?")
 
-def value_and_unit(
+
+def in_user_terms(
     final: FinalAnswer, table: Table, graph: CellGraph, headers: HeaderModel
-) -> tuple[float | None, str | None]:
-    """The answer's number and unit (see the module docstring); (None, None) without an answer."""
+) -> tuple[list[str], float | None, str | None]:
+    """The answer text, number and unit (see the module docstring); a bare number that is its one
+    source cell's number is written as that cell shows it (`31000` → `$31,000`, `83.6` → `83.6%`)."""
     if len(final.answer) != 1:
-        return None, None
+        return final.answer, None, None
     text = final.answer[0].strip()
     nodes = [graph.node(i) for i in final.answer_nodes]
     sources = [n for n in nodes if headers.is_data(n)]
+    if final.value is None and len(sources) == 1 and _same_number(text, sources[0].text):
+        text = sources[0].text.strip()
+    value, unit = _value_and_unit(final, table, text, nodes, sources, headers)
+    return [text], value, unit
+
+
+def _same_number(answer: str, cell: str) -> bool:
+    """`answer` is a bare number (no currency, grouping, `%`) equal to the number `cell` shows."""
+    if not _BARE.fullmatch(answer.strip()):
+        return False
+    c = parse_number_info(cell)
+    return c is not None and float(answer) == c.value and answer.strip() != cell.strip()
+
+
+def _value_and_unit(
+    final: FinalAnswer, table: Table, text: str, nodes: list[Node], sources: list[Node], headers: HeaderModel
+) -> tuple[float | None, str | None]:
     style = NumStyle.of(text)
     if final.value is not None:
         value: float | None = final.value
