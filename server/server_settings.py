@@ -23,6 +23,9 @@ class ServerSettings(BaseSettings):
         default_factory=lambda: ["localhost", "127.0.0.1", "::1"],
         description="Host header names served, comma-separated (the bound address always; * = any); else 421",
     )
+    header_timeout: float = Field(
+        default=10.0, gt=0, description="seconds to receive a request's headers (else the connection closes)"
+    )
     body_timeout: float = Field(default=30.0, gt=0, description="seconds to receive a request body (408)")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="allowed browser origins, comma-separated (empty: CORS off)"

@@ -97,8 +97,12 @@ def serve(
     # uvicorn shuts down gracefully on these signals, then re-raises them: exit 0 after that.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _exit_cleanly)
+    from celltrace.server.api.h11_timeout import HeaderTimeoutH11Protocol
+
+    HeaderTimeoutH11Protocol.timeout = settings.header_timeout
     options: dict[str, Any] = {"factory": True, "host": host, "port": port, "workers": workers,
                                "log_level": log_level, "server_header": False,
+                               "http": HeaderTimeoutH11Protocol,
                                "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_S, **tls}
     if workers > 1:
         uvicorn.run(APP_FACTORY, **options)
