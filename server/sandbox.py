@@ -81,8 +81,8 @@ class SandboxResult(BaseModel):
 
 def _bwrap_prefix(workdir: str, extra_ro: tuple[str, ...]) -> list[str]:
     """bubblewrap arguments: all namespaces, uid 65534, no capabilities, a read-only minimal view."""
-    args = ["bwrap", "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
-            "--clearenv", "--cap-drop", "ALL", "--hostname", "sandbox", "--dev", "/dev",
+    args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--uid", "65534", "--gid", "65534",
+            "--die-with-parent", "--clearenv", "--cap-drop", "ALL", "--hostname", "sandbox", "--dev", "/dev",
             "--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
         if os.path.islink(top):
@@ -106,6 +106,11 @@ def _works(prefix: list[str]) -> bool:
     return proc.returncode == 0
 
 
+def _netns_prefix() -> list[str]:
+    """`unshare --net --` by absolute path (the child's environment has no PATH)."""
+    return [shutil.which("unshare") or "unshare", "--net", "--"]
+
+
 @functools.cache
 def _wrapper() -> str:
     """The outer isolation layer that works on this machine: "bwrap", "netns" or ""."""
@@ -113,7 +118,7 @@ def _wrapper() -> str:
         with tempfile.TemporaryDirectory(prefix="celltrace-sbx-") as tmp:
             if _works(_bwrap_prefix(tmp, ())):
                 return "bwrap"
-    if shutil.which("unshare") and _works(["unshare", "--net", "--"]):
+    if shutil.which("unshare") and _works(_netns_prefix()):
         return "netns"
     return ""
 
@@ -304,7 +309,7 @@ def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits,
         if wrapper == "bwrap":
             prefix = _bwrap_prefix(workdir, _prelude_dirs(prelude_module) if prelude_module else ())
         elif wrapper == "netns":
-            prefix = ["unshare", "--net", "--"]
+            prefix = _netns_prefix()
         proc = subprocess.Popen([*prefix, sys.executable, "-I", str(CHILD)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={}, cwd=workdir,
                                 start_new_session=True, close_fds=True)
