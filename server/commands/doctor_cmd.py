@@ -54,7 +54,14 @@ def doctor() -> None:
     lines.append(f"engines: {', '.join(available_engines(engine))}")
     ok, embedding = _embedding() if engine.dense_retrieval else (True, "dense retrieval off (not loaded)")
     lines.append(f"embedding model: {embedding}")
-    lines.append(f"sandbox isolation: {isolation_info()}")
+    isolation = isolation_info()
+    lines.append(f"sandbox isolation: {isolation}")
+    required = [x.strip() for x in engine.sandbox_require.split(",") if x.strip()]
+    missing = [x for x in required if x not in isolation]
+    lines.append(
+        f"sandbox required (CELLTRACE_SANDBOX_REQUIRE): {', '.join(required) or 'nothing'}; "
+        + (f"MISSING {', '.join(missing)}: generated programs will not run" if missing else "all present")
+    )
     lines.append(
         f"server: token {_set(server.token_value())}, "
         f"CORS origins {', '.join(server.cors_origins) or 'none'}, "
