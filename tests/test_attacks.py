@@ -344,7 +344,8 @@ def test_cli_parent_environment(llm_server: ScriptedLLM, tmp_path: Path) -> None
 def test_doctor_names_the_isolation_and_what_is_missing(tmp_path: Path) -> None:
     dirs = os.environ.get("PATH", "").split(os.pathsep)
     path = os.pathsep.join(d for d in dirs if not (Path(d) / "bwrap").exists())
-    env = {"PATH": path, "HOME": str(tmp_path), "CELLTRACE_DENSE_RETRIEVAL": "false", "CELLTRACE_SANDBOX_REQUIRE": "restricted-python,bwrap"}
+    env = {"PATH": path, "HOME": str(tmp_path), "CELLTRACE_DENSE_RETRIEVAL": "false",
+           "CELLTRACE_SANDBOX_REQUIRE": "restricted-python,bwrap"}
     exe = Path(sys.executable).with_name("celltrace")
     out = subprocess.run([str(exe), "doctor"], capture_output=True, text=True, timeout=120, env=env,
                          cwd=tmp_path).stdout
