@@ -2,8 +2,9 @@
 
 A program is parsed and checked against an AST allow-list (`check_program`) before it is compiled:
 no attribute whose name starts with `_` or reaches frames, code or generators (`gi_frame`,
-`f_globals`, `tb_frame`, ...), no name starting with `__`, no `getattr`/`globals`/`vars`/`open`/
-`exec`/`eval`/`compile`/`type`/..., no `async`, `with` or `match`, no class keywords (metaclasses),
+`f_globals`, `tb_frame`, ...), no name starting with `__`, no `globals`/`vars`/`open`/`exec`/
+`eval`/`compile`/..., `getattr`/`hasattr` only called with a literal public name and `type` only
+with one argument, no `async`, `with` or `match`, no class keywords (metaclasses),
 and imports only of `ALLOWED_MODULES`. Annotations are dropped (nothing evaluates strings later)
 and `x.format(...)`/`x.format_map(...)` go through a formatter without attribute lookups.
 
@@ -66,11 +67,14 @@ BUILTIN_NAMES = [
 
 FORBIDDEN_CALLS = frozenset(
     [
-        "getattr", "setattr", "delattr", "hasattr", "globals", "locals", "vars", "dir", "open",
-        "exec", "eval", "compile", "breakpoint", "input", "help", "memoryview", "type", "exit",
-        "quit", "copyright", "credits", "license", "bytearray"
+        "setattr", "delattr", "globals", "locals", "vars", "dir", "open", "exec", "eval", "compile",
+        "breakpoint", "input", "help", "memoryview", "exit", "quit", "copyright", "credits",
+        "license", "bytearray"
     ]
 )
+CALL_ONLY = {"getattr": (2, 3), "hasattr": (2, 2), "type": (1, 1)}
+"""Builtins allowed only as a direct call of this many positional arguments; for getattr/hasattr
+the name must be a string literal that passes the attribute rules (`getattr(cell, "number", None)`)."""
 _FRAME_PREFIXES = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
 _REWRITTEN_ATTRS = frozenset({"format", "format_map"})
 _CLASS_DUNDERS = frozenset(
@@ -111,9 +115,31 @@ def _check_name(node: ast.AST, name: str | None, kind: str) -> None:
         raise _reject(node, f"{kind} {name!r} (names starting with '__')")
 
 
+def _allowed_attribute(name: str) -> bool:
+    return not name.startswith("_") and not name.startswith(_FRAME_PREFIXES)
+
+
+def _plain_calls(tree: ast.Module) -> set[int]:
+    """ids of the Name nodes of CALL_ONLY builtins that are called in an allowed form."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALL_ONLY:
+            low, high = CALL_ONLY[node.func.id]
+            shape = low <= len(node.args) <= high and not node.keywords
+            shape = shape and not any(isinstance(a, ast.Starred) for a in node.args)
+            if shape and node.func.id != "type":
+                name = node.args[1]
+                shape = isinstance(name, ast.Constant) and isinstance(name.value, str)
+                shape = shape and _allowed_attribute(name.value)  # type: ignore[union-attr]
+            if shape:
+                out.add(id(node.func))
+    return out
+
+
 def _check(tree: ast.Module) -> None:
     """Raise ProgramRejected at the first node outside the allow-list."""
     class_bodies = {id(s) for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for s in n.body}
+    plain_calls = _plain_calls(tree)
     for node in ast.walk(tree):
         if not isinstance(node, _NODES):
             raise _reject(node, f"`{type(node).__name__}` statements or expressions")
@@ -121,8 +147,10 @@ def _check(tree: ast.Module) -> None:
             _check_name(node, node.id, "name")
             if node.id in FORBIDDEN_CALLS:
                 raise _reject(node, f"`{node.id}`")
+            if node.id in CALL_ONLY and id(node) not in plain_calls:
+                raise _reject(node, f"`{node.id}` other than as {node.id}(…) with a literal, public name")
         elif isinstance(node, ast.Attribute):
-            if node.attr.startswith("_") or node.attr.startswith(_FRAME_PREFIXES):
+            if not _allowed_attribute(node.attr):
                 raise _reject(node, f"attribute `.{node.attr}`")
         elif isinstance(node, ast.FunctionDef):
             if not (id(node) in class_bodies and node.name in _CLASS_DUNDERS):
@@ -263,7 +291,7 @@ def safe_builtins() -> dict[str, Any]:
                               f"(allowed: {', '.join(sorted(proxies))})")
         return proxies[name]
 
-    names = {n: getattr(builtins, n) for n in BUILTIN_NAMES}
+    names = {n: getattr(builtins, n) for n in (*BUILTIN_NAMES, *CALL_ONLY)}
     errors = {n: v for n, v in vars(builtins).items()
               if isinstance(v, type) and issubclass(v, BaseException) and not n.startswith("_")}
     return {**errors, **names, "__build_class__": builtins.__build_class__, "__import__": safe_import,

@@ -99,6 +99,10 @@ ATTACKS: dict[str, str] = {
     "fstring_dunder": "    return f'{table.__class__}'\n",
     "getattr_dunder": "    return getattr(table, '__class__')\n",
     "getattr_alias": "    g = getattr\n    return g(table, '_paths')\n",
+    "getattr_dynamic": "    name = '__cl' + 'ass__'\n    return getattr(table, name)\n",
+    "getattr_frame": "    g = (x for x in [1])\n    return getattr(g, 'gi_frame')\n",
+    "hasattr_keyword": "    return hasattr(table, name='__class__')\n",
+    "type_three_args_call": "    return type('T', (), {'__init_subclass__': print})\n",
     "vars_call": "    return vars(table)\n",
     "globals_call": "    return globals()\n",
     "locals_call": "    return locals()\n",
@@ -114,6 +118,7 @@ ATTACKS: dict[str, str] = {
     "input_call": "    return input()\n",
     "type_call": "    return type(table).__mro__\n",
     "type_three_args": "    T = type('T', (), {})\n    return T\n",
+    "type_alias": "    t = type\n    return t('T', (), {})\n",
     "private_attr": "    return str(table._paths)\n",
     "number_src": "    return to_number(table.grid[1][1])._src\n",
     "unicode_dunder": "    return ().__\uff43lass__\n",
@@ -274,9 +279,11 @@ def test_attacks_do_not_escape(llm_server: ScriptedLLM, isolation: str, secret_d
 
 
 def fence_honest() -> str:
-    return ("```python\nimport math\nfrom statistics import mean\n\n"
-            "def solve(table):\n    row = table.row('Profit')\n"
-            "    profit = to_number(row['Amount'])\n    assert math.isfinite(profit) and mean([1, 3]) == 2\n"
+    return ("```python\nimport math\nfrom statistics import mean\nfrom typing import Any, Dict\n\n"
+            "def solve(table: Any) -> Dict[str, Any]:\n    row = table.row('Profit')\n"
+            "    profit = getattr(row['Amount'], 'number', None)\n"
+            "    assert hasattr(row, 'label') and type(profit) is not str\n"
+            "    assert math.isfinite(profit) and mean([1, 3]) == 2 and '{:.0f}'.format(profit) == '900'\n"
             "    return {'profit': profit}\n```")
 
 
