@@ -1,25 +1,56 @@
-"""OpenAI-compatible chat client with bounded retries, structured output and usage accounting."""
+"""OpenAI-compatible chat client: pooled clients, negotiated structured output, bounded retries, budgets.
+
+One `OpenAI` client per endpoint per process (connection pooling; `shared_client`). Structured
+output is negotiated per (endpoint, model): `json_schema` first (bounded schemas from the caller),
+then `json_object`, then prompt-only parsing, stepping down when the server answers 400/422 to a
+`response_format`; the working mode is remembered (`Settings.structured_output` forces one).
+Reasoning preambles (`<think>…</think>`, `reasoning_content`) are never part of the text. A reply
+cut at `max_tokens` (`finish_reason == "length"`) is asked again with a doubled limit (within the
+context window) and is never parsed partially. Failures are the typed errors of `llm_errors`.
+"""
 
 from __future__ import annotations
 
 import logging
+import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import httpx
 import openai
 from openai import OpenAI
 from pydantic import BaseModel
 
 from celltrace.server import cancel
 from celltrace.server.jsonparse import ParseError, parse_model
+from celltrace.server.llm_errors import (
+    LLMBadReply,
+    LLMContextOverflow,
+    LLMError,
+    LLMStatusError,
+    LLMTimeout,
+    LLMUnreachable,
+)
+from celltrace.server.llm_probe import context_tokens, count_tokens
 from celltrace.server.prompting import prompt_hash, render
 from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.schemas import StageUsage, Usage
 
+__all__ = ["LLMClient", "LLMError", "UsageMeter", "shared_client", "strip_reasoning"]
+
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
+
+MODES: tuple[str, ...] = ("json_schema", "json_object", "prompt")
+"""Structured-output modes, strongest first."""
+MIN_COMPLETION_TOKENS = 16
+"""A request whose prompt leaves fewer completion tokens than this in the window is not sent."""
+LENGTH_REASKS = 2
+"""Re-asks with a doubled `max_tokens` after a reply cut at the limit."""
+_THINK = re.compile(r"^\s*<think>.*?(?:</think>|\Z)\s*", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass
@@ -58,8 +89,43 @@ class UsageMeter:
         return usage
 
 
-class LLMError(Exception):
-    """A transport failure after the retries, or output that stayed unusable after the re-asks."""
+_lock = threading.Lock()
+_clients: dict[tuple[str | None, str | None, float], OpenAI] = {}
+_modes: dict[tuple[str | None, str], str] = {}
+
+
+def shared_client(settings: Settings) -> OpenAI:
+    """The process-wide `OpenAI` client of the settings' endpoint (SDK retries off)."""
+    key = (settings.base_url, settings.api_key, settings.connect_timeout)
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = OpenAI(
+                api_key=settings.api_key or "unused",
+                base_url=settings.base_url,
+                timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
+                max_retries=0,
+            )
+    return client
+
+
+def negotiated_mode(settings: Settings, model: str) -> str:
+    """The structured-output mode to try first for `model` at the settings' endpoint."""
+    if settings.structured_output != "auto":
+        return settings.structured_output
+    with _lock:
+        return _modes.get((settings.base_url, model), MODES[0])
+
+
+def _remember_mode(settings: Settings, model: str, mode: str) -> None:
+    if settings.structured_output == "auto":
+        with _lock:
+            _modes[(settings.base_url, model)] = mode
+
+
+def strip_reasoning(text: str) -> str:
+    """`text` without a leading `<think>…</think>` block (an unclosed one is all reasoning)."""
+    return _THINK.sub("", text, count=1)
 
 
 _RETRY_STATUS = frozenset({408, 409, 429})
@@ -68,82 +134,155 @@ _RETRY_STATUS = frozenset({408, 409, 429})
 class LLMClient:
     """Chat completions through the official `openai` SDK with bounded exponential backoff.
 
-    The SDK's own retries are off; this client retries 429, 408/409, 5xx, timeouts, connection
-    errors, malformed bodies and empty `choices`, at most `settings.max_retries` times, waiting
-    `retry_backoff * 2**attempt` (or the server's Retry-After), each wait capped at
-    `retry_max_wait`. One call therefore takes at most
-    `(max_retries + 1) * request_timeout + max_retries * retry_max_wait` seconds.
-    Every HTTP attempt is recorded in the caller's `UsageMeter` (failed ones with zero tokens).
+    Retried (at most `settings.max_retries` times, waiting `retry_backoff * 2**attempt` or the
+    server's Retry-After, capped at `retry_max_wait`): 429, 408/409, 5xx, dropped connections,
+    malformed bodies, empty `choices`, and read timeouts when `retry_timeouts`. Never retried:
+    connection refused / connect timeouts (`LLMUnreachable` at once) and other 4xx. Every HTTP
+    attempt is recorded in the caller's `UsageMeter` (failed ones with zero tokens).
     """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._client = OpenAI(
-            api_key=settings.api_key or "unused",
-            base_url=settings.base_url,
-            timeout=settings.request_timeout,
-            max_retries=0,
-        )
+        self._client = shared_client(settings)
 
-    def complete(self, stage: str, messages: list[dict[str, str]], meter: UsageMeter) -> str:
-        """The assistant text for `messages`; LLMError when every attempt failed."""
+    def complete(
+        self,
+        stage: str,
+        messages: list[dict[str, str]],
+        meter: UsageMeter,
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        """The assistant text for `messages` (JSON when `schema` is given); LLMError on failure."""
         s = self.settings
         model = s.model_for(stage)
+        mode = negotiated_mode(s, model) if schema is not None else "prompt"
+        prompt_tokens = count_tokens(s, "\n".join(m["content"] for m in messages)) + 4 * len(messages)
+        window = context_tokens(s)
+        room = window - prompt_tokens
+        if room < MIN_COMPLETION_TOKENS:
+            raise LLMContextOverflow(
+                f"{stage}: the prompt (≈{prompt_tokens} tokens) does not fit the {window}-token context"
+            )
+        max_tokens = min(s.max_tokens_for(stage), room)
         log.debug(
-            "llm call stage=%s model=%s temperature=%s prompt_sha=%s",
-            stage,
-            model,
-            s.temperature,
-            prompt_hash(messages),
-        )
-        extra = {"seed": s.seed} if s.seed is not None else {}
-        for attempt in range(s.max_retries + 1):
+            "llm call stage=%s model=%s mode=%s max_tokens=%d prompt_sha=%s",
+            stage, model, mode, max_tokens, prompt_hash(messages),
+        )  # fmt: skip
+        first_rejection: LLMStatusError | None = None
+        attempt = lengths = 0
+        while True:
             cancel.check()  # a timed-out HTTP job stops before its next call
             started = time.monotonic()
-            retry_after: float | None = None
             try:
-                response = self._client.chat.completions.create(
-                    model=model,
-                    messages=messages,  # type: ignore[arg-type]
-                    temperature=s.temperature,
-                    max_tokens=s.max_completion_tokens,
-                    **extra,
-                )
-                if not response.choices:
-                    raise LLMError("the reply has no choices")
-            except openai.APIStatusError as exc:
-                retryable = (exc.status_code in _RETRY_STATUS or exc.status_code >= 500) and (
-                    exc.response.headers.get("x-should-retry") != "false"
-                )
-                retry_after = _retry_after(exc.response.headers)
-                reason = f"HTTP {exc.status_code}: {_short(exc.message)}"
-            except openai.APITimeoutError:
-                retryable, reason = True, f"timed out after {s.request_timeout:g}s"
-            except openai.APIConnectionError as exc:
-                retryable, reason = True, f"connection error: {_short(str(exc))}"
-            except (openai.APIError, LLMError, ValueError) as exc:
-                retryable, reason = True, f"unusable response: {_short(str(exc))}"
+                response = self._create(stage, model, messages, max_tokens, mode, schema)
+            except LLMStatusError as exc:
+                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
+                if exc.status in (400, 422) and mode != "prompt":
+                    first_rejection = first_rejection or exc
+                    log.debug("%s: response_format %s rejected (%s); stepping down", stage, mode, exc)
+                    mode = MODES[MODES.index(mode) + 1]
+                    continue
+                if first_rejection is not None and exc.status in (400, 422):
+                    raise first_rejection from exc
+                error: LLMError = exc
+                retryable, retry_after = exc.retryable, exc.retry_after
+            except (LLMTimeout, LLMBadReply) as exc:
+                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
+                retryable = isinstance(exc, LLMBadReply) or s.retry_timeouts
+                error, retry_after = exc, None
+            except LLMUnreachable as exc:
+                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
+                exc.args = (f"{stage} call failed after {attempt + 1} attempt(s): {exc}",)
+                raise
             else:
-                text = response.choices[0].message.content or ""
+                choice = response.choices[0]
+                text = strip_reasoning(choice.message.content or "")
                 meter.record(_call_record(stage, model, messages, text, response, started))
-                return text
-            meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
-            log.debug("llm attempt %d failed (%s)", attempt + 1, reason)
-            if not retryable or attempt == s.max_retries:
-                raise LLMError(f"{stage} call failed after {attempt + 1} attempt(s): {reason}")
+                if schema is not None and first_rejection is not None:
+                    _remember_mode(s, model, mode)
+                if choice.finish_reason != "length":
+                    return text
+                if lengths < LENGTH_REASKS and max_tokens < room:
+                    lengths += 1
+                    max_tokens = min(max_tokens * 2, room)
+                    log.debug("%s reply cut at max_tokens; asking again with %d", stage, max_tokens)
+                    continue
+                if schema is None:
+                    return text
+                raise LLMBadReply(f"{stage} reply was cut at max_tokens={max_tokens} (finish_reason length)")
+            log.debug("llm attempt %d failed (%s)", attempt + 1, error)
+            if not retryable or attempt >= s.max_retries:
+                error.args = (f"{stage} call failed after {attempt + 1} attempt(s): {error}",)
+                raise error
             wait = retry_after if retry_after is not None else s.retry_backoff * 2**attempt
             cancel.sleep(min(wait, s.retry_max_wait))
-        raise AssertionError("unreachable")
+            attempt += 1
+
+    def _create(
+        self,
+        stage: str,
+        model: str,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        mode: str,
+        schema: dict[str, Any] | None,
+    ) -> Any:
+        """One HTTP request; transport failures become typed errors."""
+        s = self.settings
+        extra: dict[str, Any] = {"seed": s.seed} if s.seed is not None else {}
+        if mode == "json_schema" and schema is not None:
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": stage.lower(), "schema": schema, "strict": True},
+            }
+        elif mode == "json_object":
+            extra["response_format"] = {"type": "json_object"}
+        try:
+            response = self._client.chat.completions.create(
+                model=model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=s.temperature,
+                max_tokens=max_tokens,
+                timeout=httpx.Timeout(s.timeout_for(stage), connect=s.connect_timeout),
+                **extra,
+            )
+        except openai.APIStatusError as exc:
+            code = exc.status_code
+            retryable = (code in _RETRY_STATUS or code >= 500) and (
+                exc.response.headers.get("x-should-retry") != "false"
+            )
+            raise LLMStatusError(
+                f"HTTP {code}: {_short(exc.message)}", code, retryable, _retry_after(exc.response.headers)
+            ) from exc
+        except openai.APITimeoutError as exc:
+            if _cause_named(exc, "ConnectTimeout"):
+                raise LLMUnreachable(f"connection timed out after {s.connect_timeout:g}s") from exc
+            raise LLMTimeout(f"timed out after {s.timeout_for(stage):g}s") from exc
+        except openai.APIConnectionError as exc:
+            if _cause_named(exc, "ConnectError"):
+                raise LLMUnreachable(f"connection error: {_short(str(exc.__cause__) or str(exc))}") from exc
+            raise LLMBadReply(f"connection error: {_short(str(exc))}") from exc
+        except (openai.APIError, ValueError) as exc:
+            raise LLMBadReply(f"unusable response: {_short(str(exc))}") from exc
+        if not getattr(response, "choices", None):
+            raise LLMBadReply("unusable response: the reply has no choices")
+        return response
 
     def complete_model(
-        self, stage: str, messages: list[dict[str, str]], schema: type[M], meter: UsageMeter
+        self,
+        stage: str,
+        messages: list[dict[str, str]],
+        model: type[M],
+        meter: UsageMeter,
+        schema: dict[str, Any] | None = None,
     ) -> M:
-        """Ask for JSON matching `schema`; re-ask with the validation error up to `max_reasks` times."""
+        """Ask for JSON matching `model` (sent as `schema` when given); re-ask with the validation
+        error up to `max_reasks` times."""
         convo = list(messages)
         for reask in range(self.settings.max_reasks + 1):
-            text = self.complete(stage, convo, meter)
+            text = self.complete(stage, convo, meter, schema)
             try:
-                return parse_model(text, schema)
+                return parse_model(text, model)
             except ParseError as exc:
                 log.debug("%s reply unusable (%s); re-ask %d", stage, exc, reask + 1)
                 error = str(exc)
@@ -152,25 +291,25 @@ class LLMClient:
                 {"role": "assistant", "content": text},
                 {"role": "user", "content": render("reask", error=error)},
             ]
-        raise LLMError(f"{stage} reply unusable after {self.settings.max_reasks} re-ask(s): {error}")
+        raise LLMBadReply(f"{stage} reply unusable after {self.settings.max_reasks} re-ask(s): {error}")
 
 
 def _call_record(
     stage: str, model: str, messages: list[dict[str, str]], text: str, response: Any, started: float
 ) -> CallRecord:
     usage = getattr(response, "usage", None)
+    seconds = time.monotonic() - started
     if usage is not None and usage.prompt_tokens is not None:
-        return CallRecord(
-            stage,
-            model,
-            usage.prompt_tokens,
-            usage.completion_tokens or 0,
-            time.monotonic() - started,
-            False,
-            True,
-        )
+        completion = usage.completion_tokens or 0
+        return CallRecord(stage, model, usage.prompt_tokens, completion, seconds, False, True)
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
-    return CallRecord(stage, model, prompt, estimate_tokens(text), time.monotonic() - started, True, True)
+    return CallRecord(stage, model, prompt, estimate_tokens(text), seconds, True, True)
+
+
+def _cause_named(exc: BaseException, name: str) -> bool:
+    """True when the transport error under the SDK's is `name` (httpx's class, whatever module)."""
+    cause = exc.__cause__
+    return cause is not None and type(cause).__name__ == name
 
 
 def _retry_after(headers: Any) -> float | None:

@@ -153,12 +153,13 @@ def step_lines(number: int, step: Step, full: bool) -> list[str]:
 
 
 def history_lines(steps: Sequence[Step], budget_tokens: int) -> list[str]:
-    """Steps within budget: the newest in full, older ones (once one does not fit) as action lines."""
+    """The compacted history within budget: the newest step in full (when it fits), earlier ones as
+    their one-line action lists (their findings are in the reasoning trace), oldest dropped first."""
     blocks: list[list[str]] = []
     used = 0
-    full = True
     for i in range(len(steps) - 1, -1, -1):
-        for lines in ([step_lines(i + 1, steps[i], True)] if full else []) + [
+        newest = i == len(steps) - 1
+        for lines in ([step_lines(i + 1, steps[i], True)] if newest else []) + [
             step_lines(i + 1, steps[i], False)
         ]:
             cost = sum(estimate_tokens(line) + 1 for line in lines)
@@ -166,7 +167,6 @@ def history_lines(steps: Sequence[Step], budget_tokens: int) -> list[str]:
                 blocks.append(lines)
                 used += cost
                 break
-            full = False
         else:
             blocks.append([f"... {i + 1} earlier steps not shown"])
             break

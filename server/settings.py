@@ -6,6 +6,8 @@ model is `CELLTRACE_MODEL`; each stage may override it with `CELLTRACE_MODEL_<ST
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -60,8 +62,29 @@ class Settings(BaseSettings):
     temperature: float = 0.0
     seed: int | None = None
     max_completion_tokens: int = Field(default=1024, ge=16)
-    request_timeout: float = Field(default=60.0, gt=0, description="seconds per HTTP attempt")
-    max_retries: int = Field(default=3, ge=0, description="retries on 429/5xx/timeouts/connection errors")
+    stage_max_tokens: dict[str, int] = Field(
+        default_factory=dict, description='per-stage max_tokens, JSON such as {"THOUGHT": 256}'
+    )
+    request_timeout: float = Field(default=60.0, gt=0, description="seconds per HTTP attempt (read)")
+    stage_timeouts: dict[str, float] = Field(
+        default_factory=dict, description='per-stage request timeout, JSON such as {"ANSWER": 120}'
+    )
+    connect_timeout: float = Field(
+        default=5.0, gt=0, description="seconds to connect; a refused or timed-out connect is never retried"
+    )
+    max_retries: int = Field(default=3, ge=0, description="retries on 429/5xx/dropped connections")
+    retry_timeouts: bool = Field(
+        default=False, description="also retry a request that timed out (off: a slow server stays slow)"
+    )
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
+        default="auto",
+        description="auto: json_schema, stepping down to json_object, then prompt-only on HTTP 400/422",
+    )
+    context_tokens: int | None = Field(
+        default=None,
+        ge=512,
+        description="context window bounding prompt + max_tokens (default: the server's, else 16384)",
+    )
     retry_backoff: float = Field(default=0.5, ge=0, description="first backoff wait; doubles per retry")
     retry_max_wait: float = Field(default=8.0, ge=0, description="cap of one backoff wait (and Retry-After)")
     max_reasks: int = Field(default=2, ge=0, description="re-asks with the validation error per stage")
@@ -117,6 +140,14 @@ class Settings(BaseSettings):
     def model_for_stage(self, stage: str) -> str | None:
         """The stage override `CELLTRACE_MODEL_<STAGE>`, else None."""
         return getattr(self, f"model_{stage.lower()}")
+
+    def max_tokens_for(self, stage: str) -> int:
+        """`stage_max_tokens[stage]`, else `max_completion_tokens`."""
+        return self.stage_max_tokens.get(stage, self.max_completion_tokens)
+
+    def timeout_for(self, stage: str) -> float:
+        """`stage_timeouts[stage]`, else `request_timeout`."""
+        return self.stage_timeouts.get(stage, self.request_timeout)
 
     def model_for(self, stage: str) -> str:
         """The model a stage uses: its override, else `CELLTRACE_MODEL`, else "default"."""

@@ -1,16 +1,17 @@
-"""Offline token estimate for context budgeting (reported usage comes from API responses).
+"""Pessimistic offline token estimate for context budgeting (reported usage comes from API responses).
 
-tiktoken cannot download its encodings here, so prompts are measured with a conservative
-approximation: one token per 3 characters, rounded up. Real BPE tokenisers average about 4
-characters per token on English and table text, so the estimate over-counts and a prompt kept
-under the budget by this measure is under it for real, too.
+Real BPE tokenisers average about 4 characters per token on English but as few as 1.5-2 on
+digit-heavy tables (numbers split into single digits or short groups). Budgets must hold for
+tables, so the estimate is one token per 2 characters, rounded up: a prompt kept under a budget
+by this measure is under it for real. When the server offers a tokenizer (llama.cpp `/tokenize`),
+`celltrace.server.llm_probe.count_tokens` counts exactly instead.
 """
 
 from __future__ import annotations
 
-CHARS_PER_TOKEN = 3
+CHARS_PER_TOKEN = 2
 
 
 def estimate_tokens(text: str) -> int:
-    """Conservative token count of `text` (ceil(len / 3))."""
+    """Pessimistic token count of `text` (ceil(len / 2))."""
     return -(-len(text) // CHARS_PER_TOKEN)

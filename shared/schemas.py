@@ -137,3 +137,7 @@ class AskResult(BaseModel):
     steps: list[Step] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
+    error_code: str | None = None
+    """Machine-readable kind of an LLM failure (`llm_unreachable`, `llm_timeout`, `llm_error`, ...)."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats of a result that is not failed, e.g. `auto` answering offline because the model failed."""

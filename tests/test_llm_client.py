@@ -26,7 +26,7 @@ def test_usage_from_response_and_estimated_when_absent(llm_server: ScriptedLLM) 
     assert client.complete("ACTION", MESSAGES, meter) == "four five"
     first, second = meter.calls
     assert (first.prompt_tokens, first.completion_tokens, first.estimated) == (2, 3, False)
-    assert second.estimated and second.prompt_tokens == 3 and second.completion_tokens == 3
+    assert second.estimated and second.prompt_tokens == 5 and second.completion_tokens == 5  # 2 chars a token
     usage = meter.to_usage()
     assert usage.llm_calls == 2 and list(usage.by_stage) == ["THOUGHT", "ACTION"]
     body = llm_server.chat_requests[0].body

@@ -185,7 +185,7 @@ def test_result_json_has_exactly_the_contract_keys(llm_server: ScriptedLLM) -> N
                              settings=settings(llm_server, longform_max_iterations=1))
     data = json.loads(result.model_dump_json())
     assert list(data) == ["question", "status", "error", "answer", "plan", "iterations", "evidence",
-                          "unsupported_numbers", "usage", "seconds"]
+                          "unsupported_numbers", "usage", "seconds", "error_code"]
     assert list(data["plan"][0]) == ["question", "answer", "program", "program_output", "source", "error"]
     assert list(data["evidence"][0]) == ["sheet", "address", "rows", "cols", "text", "role"]
     assert set(data["usage"]) == {"llm_calls", "prompt_tokens", "completion_tokens", "by_stage"}

@@ -98,9 +98,11 @@ def test_history_is_bounded_newest_first() -> None:
         )
         for i in range(10)
     ]
-    lines = history_lines(steps, 400)
-    assert sum(estimate_tokens(line) + 1 for line in lines) <= 420
-    assert lines[-1].startswith("1. ooo")  # the newest step in full
-    assert "Step 1: [\"VisitNode('q0')\"]" in lines and not any(
-        line.startswith("Thought step 1:") for line in lines
-    )
+    lines = history_lines(steps, 500)
+    assert sum(estimate_tokens(line) + 1 for line in lines) <= 500
+    assert lines[-1].startswith("1. ooo")  # the newest step in full, the earlier ones as one line each
+    assert "Step 1: [\"VisitNode('q0')\"]" in lines
+    assert [line for line in lines if line.startswith("Thought step")] == [f"Thought step 10: {'t' * 300}"]
+    short = history_lines(steps, 100)  # the newest step does not fit in full: one line each, oldest cut
+    assert short[0] == "... 4 earlier steps not shown" and short[-1] == "Step 10: [\"VisitNode('q9')\"]"
+    assert sum(estimate_tokens(line) + 1 for line in short[1:]) <= 100

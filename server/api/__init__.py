@@ -10,5 +10,6 @@ Routes (JSON; OpenAPI at `/openapi.json`, docs at `/docs`):
 
 Errors are `{"error": {"code", "message"}}`: 401 unauthorized, 409 engine_unavailable, 413
 body_too_large / too_many_cells, 422 invalid_request, 429 busy (+ Retry-After), 502 llm_unreachable /
-llm_unauthorized / llm_error, 504 timeout (+ `steps`), 500 internal. Settings: `ServerSettings`.
+llm_timeout / llm_unauthorized / llm_error (the result's `error_code`), 504 timeout (+ `steps`),
+500 internal. Settings: `ServerSettings`.
 """

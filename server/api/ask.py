@@ -67,7 +67,7 @@ AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
 
 def ask_response(response: AskResponse, runtime: Runtime) -> AskResponse:
     """The response body (result, actions, picture); 502 for LLM transport failures."""
-    raise_llm_failure(response.status, response.error, runtime)
+    raise_llm_failure(response.status, response.error_code, response.error, runtime)
     return response
 
 

@@ -93,10 +93,10 @@ async def run_job(work: Callable[[Emit], Any], runtime: Runtime, uses_llm: bool)
         job.cancel()
 
 
-def raise_llm_failure(status: str, error: str | None, runtime: Runtime) -> None:
-    """502 when a failed result is an LLM transport failure (see `llm_failure`)."""
+def raise_llm_failure(status: str, error_code: str | None, error: str | None, runtime: Runtime) -> None:
+    """502 when a failed result is an LLM endpoint failure (see `llm_failure`)."""
     if status == "failed" and error:
-        failure = llm_failure(error, [runtime.engine.api_key, runtime.server.token_value()])
+        failure = llm_failure(error_code, error, [runtime.engine.api_key, runtime.server.token_value()])
         if failure is not None:
             raise failure
 

@@ -112,9 +112,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, _unexpected)
 
 
-_LLM_TRANSPORT = re.compile(
-    r"call failed after \d+ attempt\(s\): (?:HTTP (?P<status>\d{3})|timed out|connection error)"
-)
 _SECRET_PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)\bbearer\s+[^\s,;'\"]+"),
@@ -134,20 +131,13 @@ def redact(text: str, secrets: Sequence[str | None] = ()) -> str:
     return _SECRET_PATTERNS[3].sub("***@", text)
 
 
-def llm_failure(error: str, secrets: Sequence[str | None] = ()) -> ApiError | None:
-    """502 when an engine error is an LLM transport failure (unreachable, unauthorised, HTTP error
-    after the retries), with the provider's message minus secrets; None for any other error.
+ENDPOINT_ERROR_CODES = frozenset({"llm_unreachable", "llm_timeout", "llm_unauthorized", "llm_error"})
+"""`error_code`s of LLM endpoint failures (see `celltrace.server.llm_errors`); they answer 502."""
 
-    Engines report failures as text (`AskResult.error`); the pattern is the one `LLMClient` writes.
-    """
-    match = _LLM_TRANSPORT.search(error)
-    if match is None:
+
+def llm_failure(error_code: str | None, error: str, secrets: Sequence[str | None] = ()) -> ApiError | None:
+    """502 with the result's `error_code` when it is an LLM endpoint failure (unreachable, timed out,
+    unauthorised, HTTP error after the retries), the provider's message minus secrets; else None."""
+    if error_code not in ENDPOINT_ERROR_CODES:
         return None
-    status = match.group("status")
-    if status in ("401", "403"):
-        code = "llm_unauthorized"
-    elif status is None:
-        code = "llm_unreachable"
-    else:
-        code = "llm_error"
-    return ApiError(502, code, f"LLM endpoint error: {redact(error, secrets)}")
+    return ApiError(502, error_code, f"LLM endpoint error: {redact(error, secrets)}")

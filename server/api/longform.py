@@ -76,7 +76,7 @@ LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
 
 def longform_response(result: LongformResult, runtime: Runtime) -> LongformResponse:
     """The response body: the result plus its actions; 502 for LLM transport failures."""
-    raise_llm_failure(result.status, result.error, runtime)
+    raise_llm_failure(result.status, result.error_code, result.error, runtime)
     answered = result.status == "answered"
     actions = plan_actions(
         question=result.question,

@@ -4,7 +4,9 @@ Engines: `llm` (GraphOTTER with an OpenAI-compatible model), `offline` (no LLM c
 `celltrace.server.engine.offline_policy.OfflinePolicy(settings)`), `auto` = `llm` when an LLM is
 configured (`Settings.llm_configured`), else `offline`. With an LLM configured, `auto` first runs
 the offline policy as a zero-call fast path and returns its result when its confidence is at least
-`settings.fast_path_confidence` (default 0.9); otherwise it runs the LLM policy.
+`settings.fast_path_confidence` (default 0.9); otherwise it runs the LLM policy. When the model
+fails (`error_code` set: unreachable, timeout, HTTP error, unusable replies), `auto` returns the
+offline result instead, with a `warnings` entry saying the model was not used.
 
 Per-question error isolation: the function never raises; any failure is an `AskResult` with status
 `failed` and the reason in `error` (`settings.raise_errors` re-raises unexpected exceptions, for
@@ -50,13 +52,17 @@ def answer_question(
     try:
         ctx = table_context(table, dense=settings.dense_retrieval)
         graph, retriever = ctx.graph, ctx.retriever
+        offline = None
         if engine == "auto" and chosen == "llm":
-            fast = _fast_path(ReasoningState(question, table, graph, settings, retriever), on_step)
-            if fast is not None:
-                return _result(question, "offline", *fast, started)
+            offline = _offline_episode(ReasoningState(question, table, graph, settings, retriever))
+            if offline is not None and _confident(*offline):
+                return _result(question, "offline", *_replayed(offline, on_step), started)
         policy = _llm_policy(settings) if chosen == "llm" else _offline_policy(settings)
         state = ReasoningState(question, table, graph, settings, retriever)
         final = run_episode(policy, state, on_step)
+        if final.error_code is not None and offline is not None:
+            warning = f"the model was not used ({final.error_code}: {final.error}); offline answer"
+            return _result(question, "offline", *_replayed(offline, on_step), started, [warning])
         return _result(question, chosen, state, final, started)
     except Exception as exc:
         if settings.raise_errors:
@@ -71,21 +77,31 @@ def answer_question(
         return _result(question, chosen, state, final, started)
 
 
-def _fast_path(state: ReasoningState, on_step: OnStep | None) -> tuple[ReasoningState, FinalAnswer] | None:
-    """The offline episode when it answers confidently enough (its steps replayed to `on_step`)."""
+Episode = tuple[ReasoningState, FinalAnswer]
+
+
+def _offline_episode(state: ReasoningState) -> Episode | None:
+    """`auto`'s offline run: the zero-call fast path, and the fallback when the model fails."""
     try:
-        final = run_episode(_offline_policy(state.settings), state)
+        return state, run_episode(_offline_policy(state.settings), state)
     except Exception:
         if state.settings.raise_errors:
             raise
         log.exception("offline fast path failed; using the LLM")
         return None
-    if final.status != "answered" or final.confidence < state.settings.fast_path_confidence:
-        return None
+
+
+def _confident(state: ReasoningState, final: FinalAnswer) -> bool:
+    return final.status == "answered" and final.confidence >= state.settings.fast_path_confidence
+
+
+def _replayed(episode: Episode, on_step: OnStep | None) -> Episode:
+    """`episode` after replaying its steps to `on_step`."""
+    state = episode[0]
     for step in state.steps:
         if on_step is not None:
             on_step(step, state)
-    return state, final
+    return episode
 
 
 def _failed(reason: str) -> FinalAnswer:
@@ -111,6 +127,7 @@ def _result(
     state: ReasoningState,
     final: FinalAnswer,
     started: float,
+    warnings: list[str] | None = None,
 ) -> AskResult:
     table, graph = state.table, state.graph
     evidence = evidence_cells(table, graph, final.answer_nodes, final.header_nodes)
@@ -119,6 +136,8 @@ def _result(
         question=question,
         status=final.status,
         error=final.error,
+        error_code=final.error_code,
+        warnings=warnings or [],
         engine=engine,
         answer=answer,
         value=value,

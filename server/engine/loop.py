@@ -54,7 +54,10 @@ def run_episode(policy: Policy, state: ReasoningState, on_step: OnStep | None = 
             state.notes = [f"{stop}: answer now with the information gathered so far."]
         return policy.answer(state)
     except LLMError as exc:
-        return FinalAnswer(status="failed", answer=[], answer_nodes=[], header_nodes=[], error=str(exc))
+        return FinalAnswer(
+            status="failed", answer=[], answer_nodes=[], header_nodes=[], error=str(exc),
+            error_code=exc.error_code,
+        )  # fmt: skip
 
 
 def _loop(policy: Policy, state: ReasoningState, on_step: OnStep | None) -> str | None:

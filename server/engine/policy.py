@@ -28,6 +28,7 @@ class FinalAnswer(BaseModel):
     header_nodes: list[int]
     explanation: str = ""
     error: str | None = None
+    error_code: str | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     value: float | None = None
     """The engine's own number for a computed answer (Excel terms); None: read from the answer."""

@@ -91,7 +91,7 @@ def answer_longform(
         llm = LLMClient(settings)
         return _answer(run, ctx, llm, list(plan or []), started)
     except LLMError as exc:
-        return run.result(started, status="failed", error=str(exc))
+        return run.result(started, status="failed", error=str(exc), error_code=exc.error_code)
     except Exception as exc:
         if settings.raise_errors:
             raise

@@ -40,6 +40,7 @@ class LongformResult(BaseModel):
     unsupported_numbers: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
+    error_code: str | None = None
 
 
 class LongformStep(BaseModel):
