@@ -21,6 +21,7 @@ from typing import Any
 
 from celltrace.prompts import load
 from celltrace.server.tokens import CHARS_PER_TOKEN, estimate_tokens
+from celltrace.shared.a1 import col_letter
 from celltrace.shared.graph import CellGraph, Node, render_node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.safe_text import neutralise
@@ -119,13 +120,14 @@ def outline_lines(graph: CellGraph, headers: HeaderModel, budget_tokens: int, ro
     lines.append(
         f"inferred headers: the first {headers.header_rows} row(s) and {headers.header_cols} column(s)"
     )
+    top, left = table.origin.top_left if table.origin else (1, 1)
     data_rows = range(n_head_rows, min(n_head_rows + 3, graph.n_rows))
     for r in [*range(n_head_rows), *data_rows]:
         row = [n for n in graph.row_nodes(r) if not n.empty and n.r0 == r]
-        lines.append(f"row {r}: {node_list(row, row_limit)}")
+        lines.append(f"row {top + r}: {node_list(row, row_limit)}")
     for c in range(min(headers.header_cols, 3)):
         col = [n for n in graph.col_nodes(c) if not n.empty and n.c0 == c and n.r0 >= n_head_rows]
-        lines.append(f"column {c} (row headers): {node_list(col, row_limit)}")
+        lines.append(f"column {col_letter(left + c)} (row headers): {node_list(col, row_limit)}")
     return fit_lines(lines, budget_tokens, "outline lines")
 
 

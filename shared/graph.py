@@ -31,6 +31,8 @@ class Node:
     c1: int
     text: str
     value: Any
+    address: str = ""
+    """Sheet A1 address (`D7`, `B1:C1` for a merged area); empty for nodes built outside a graph."""
 
     @property
     def rows(self) -> range:
@@ -62,10 +64,13 @@ def _span(lo: int, hi: int) -> str:
 
 
 def render_node(node: Node, max_chars: int | None = None) -> str:
-    """The one prompt rendering of a node: `(3, 0, 'total')`, `(0-1, 2, 'year ended ...')`."""
+    """The one prompt rendering of a node: its sheet address and quoted text, `D7 '55'`,
+    `B1:C1 'year ended ...'`; a node without an address as `(3, 0, 'total')`, `(0-1, 2, '...')`."""
     text = node.text
     if max_chars is not None and len(text) > max_chars:
         text = text[: max_chars - 1] + "…"
+    if node.address:
+        return f"{node.address} {text!r}"
     return f"({_span(node.r0, node.r1)}, {_span(node.c0, node.c1)}, {text!r})"
 
 
@@ -91,7 +96,8 @@ class CellGraph:
                 if m is not None:
                     r1, c1 = m[2], m[3]
                 nid = len(nodes)
-                nodes.append(Node(nid, r, c, r1, c1, text_row[c], value_row[c]))
+                address = table.address(r, c, r1, c1)
+                nodes.append(Node(nid, r, c, r1, c1, text_row[c], value_row[c], address))
                 if m is None:
                     grid[base + c] = nid
                 else:

@@ -9,6 +9,11 @@ Queue items are plain strings (assistant content), ``Reply`` objects or ``Fault`
 every item is consumed by exactly one request, so a client retry after a transient fault
 receives the next item.  Every HTTP request is recorded in ``requests``.
 
+Server features, like llama.cpp's: ``reject_formats`` names ``response_format`` types answered
+with HTTP 400 (without consuming the script), as servers without structured output do;
+``n_ctx`` serves ``GET /props`` with that context window; ``tokenize`` serves ``POST /tokenize``
+(one token per 2 characters).
+
 Example::
 
     from openai import OpenAI
@@ -52,6 +57,7 @@ class Reply:
     content: str
     usage: bool = True
     finish_reason: str = "stop"
+    reasoning_content: str | None = None
 
 
 FaultKind = Literal["status", "slow", "malformed_json", "empty_choices"]
@@ -140,10 +146,18 @@ class ScriptedLLM:
     """Scripted OpenAI-compatible chat server; use as a context manager or start()/stop()."""
 
     def __init__(
-        self, responder: Responder | None = None, models: Iterable[str] = ("scripted-model",)
+        self,
+        responder: Responder | None = None,
+        models: Iterable[str] = ("scripted-model",),
+        reject_formats: Iterable[str] = (),
+        n_ctx: int | None = None,
+        tokenize: bool = False,
     ) -> None:
         self.responder = responder
         self.models = list(models)
+        self.reject_formats = set(reject_formats)
+        self.n_ctx = n_ctx
+        self.tokenize = tokenize
         self._lock = threading.Lock()
         self._script: deque[Scripted] = deque()
         self._requests: list[RecordedRequest] = []
@@ -257,10 +271,13 @@ class ScriptedLLM:
         }
         content = "" if reply is None else reply.content
         if reply is not None:
+            message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+            if reply.reasoning_content is not None:
+                message["reasoning_content"] = reply.reasoning_content
             body["choices"] = [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "message": message,
                     "finish_reason": reply.finish_reason,
                     "logprobs": None,
                 }
@@ -353,6 +370,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in owner.models]
             self._json(200, {"object": "list", "data": data})
+        elif self.path.rstrip("/") == "/props" and owner.n_ctx is not None:
+            self._json(200, {"default_generation_settings": {"n_ctx": owner.n_ctx}})
         else:
             self._error(404, f"ScriptedLLM: no route GET {self.path}")
 
@@ -373,8 +392,14 @@ class _Handler(BaseHTTPRequestHandler):
                 messages if isinstance(messages, list) else [],
             )
         )
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        fmt = body.get("response_format") if chat else None
+        if self.path.rstrip("/") == "/tokenize" and owner.tokenize and chat:
+            text = str(body.get("content", ""))
+            self._json(200, {"tokens": list(range(-(-len(text) // 2)))})
+        elif self.path.rstrip("/") != "/v1/chat/completions":
             self._error(404, f"ScriptedLLM: no route POST {self.path}")
+        elif isinstance(fmt, dict) and fmt.get("type") in owner.reject_formats:
+            self._error(400, f"ScriptedLLM: response_format {fmt.get('type')} is not supported")
         elif not chat:
             self._error(400, f"ScriptedLLM: request body is not a JSON object: {raw[:200]!r}")
         elif not model or not isinstance(messages, list) or not messages:

@@ -63,7 +63,7 @@ def test_ask_json_case_study(llm_server: ScriptedLLM, workbook: Path) -> None:
     assert result.answer in (["55.0"], ["55"])
     assert ("Survey", "E8", "answer") in [(e.sheet, e.address, e.role) for e in result.evidence]
     shared = next(s for s in result.steps if s.actions[0].name == "GetSharedNeighbours")
-    assert "(6, 3, '55')" in shared.observations[0]
+    assert "E8 '55'" in shared.observations[0]
     assert result.usage.llm_calls == len(llm_server.chat_requests)
     assert sum(s.calls for s in result.usage.by_stage.values()) == len(llm_server.chat_requests)
 

@@ -150,7 +150,7 @@ def test_rendering_is_deterministic_across_hash_seeds() -> None:
         )
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
-    assert b"(0, 1-2, 'Year')" in outputs[0]
+    assert b"B1:C1 'Year'" in outputs[0]
 
 
 def test_render_node_truncates() -> None:

@@ -61,7 +61,7 @@ def test_summary(monkeypatch, capsys) -> None:
     code, out, _ = run_main(monkeypatch, capsys, "graph", str(EXAMPLE))
     assert code == 0
     assert out.startswith("financials.xlsx · Operations!A1:H28: 28 rows × 8 columns")
-    assert "merged areas: A1:H1" in out and "(2, 2-4, 'Year ended December 31')" in out
+    assert "merged areas: A1:H1" in out and "C3:E3 'Year ended December 31'" in out
 
 
 @pytest.mark.parametrize(

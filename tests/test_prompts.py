@@ -72,7 +72,7 @@ def test_resolve(ref: object, expected: tuple[int, int]) -> None:
 def test_resolve_failures_list_candidates() -> None:
     res = resolve(GRAPH, None, "french-language workers")
     assert res.node is None and len(res.candidates) == 2
-    assert "candidates: [(1, 1, 'french-language workers'), (1, 3," in res.failure("x", 5)
+    assert "candidates: [B2 'french-language workers', D2 " in res.failure("x", 5)
     missing = resolve(GRAPH, None, [99, 0])
     assert missing.node is None and "outside the 7x5 table" in missing.note
     assert "outside" in (resolve(GRAPH, None, "( 1,151 )").note)

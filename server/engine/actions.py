@@ -2,8 +2,10 @@
 
 Canonical names are the paper's; the official code's aliases (`SearchNode`, `Answer`), the US
 spelling `Neighbors` and any case/underscore variant map onto them. A node reference from the model
-may be a `(row, col, 'text')` tuple or list, a string holding one, span strings such as `"0-1"`,
-a list of indices (set-valued Rid/Cid), a `{"row", "col", "text"}` object, or bare cell text.
+may be a sheet address as the prompts show nodes (`D7`, `B1:C1`, `'Sheet 1'!D7`, optionally
+followed by the quoted text, `D7 '55'`), a `(row, col, 'text')` tuple or list, a string holding
+one, span strings such as `"0-1"`, a list of indices (set-valued Rid/Cid), a `{"row", "col",
+"text"}` or `{"address"}` object, or bare cell text.
 Positions resolve by ANY cell a node covers; when the text given does not match the cell at the
 position, the text wins (nearest node with that text). Nothing here raises on model input: a
 failed resolution carries a message and candidates for the observation.
@@ -17,6 +19,7 @@ from typing import Any
 
 from celltrace.server.jsonparse import ParseError, parse_loose
 from celltrace.server.prompting import cell, format_arg, node_list
+from celltrace.shared.a1 import col_number
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number
 
@@ -43,6 +46,12 @@ _TUPLE = re.compile(
     r"^\(\s*(\d+(?:\s*-\s*\d+)?)\s*,\s*(\d+(?:\s*-\s*\d+)?)\s*(?:,\s*(.*?))?\s*,?\s*\)$", re.DOTALL
 )
 """The `render_node` form, whose spans (`0-2`) are not Python literals: `(0-2, 1, 'text')`."""
+_A1 = re.compile(
+    r"""^(?:(?:'[^']*'|[^'!\s]+)!)?\$?([A-Z]{1,3})\$?([1-9]\d{0,6})"""
+    r"""(?::\$?([A-Z]{1,3})\$?([1-9]\d{0,6}))?(?:\s*[:=,]?\s*(['"].*))?$""",
+    re.DOTALL,
+)
+"""A sheet address as prompts name nodes, optionally followed by the node's quoted text."""
 CANDIDATES = 5
 """How many candidates a failed resolution lists."""
 
@@ -82,10 +91,16 @@ class Resolution:
         return f"node not found for {arg!r}: {self.note}; candidates: {found}"
 
 
-def parse_ref(arg: Any) -> NodeRef:
-    """Parse any accepted reference form; unparseable input becomes a text-only reference."""
+def parse_ref(arg: Any, top_left: tuple[int, int] = (1, 1)) -> NodeRef:
+    """Parse any accepted reference form; unparseable input becomes a text-only reference.
+
+    Sheet addresses are made table-relative with `top_left`, the table's first sheet row and column.
+    """
     if isinstance(arg, str):
         stripped = arg.strip()
+        address = _address(stripped, top_left)
+        if address is not None:
+            return address
         m = _TUPLE.match(stripped)
         if m is not None:
             if m.group(3) is None:
@@ -97,7 +112,7 @@ def parse_ref(arg: Any) -> NodeRef:
             except ParseError:
                 parsed = None
             if isinstance(parsed, list | dict):
-                ref = parse_ref(parsed)
+                ref = parse_ref(parsed, top_left)
                 if ref.has_position:
                     return ref if ref.text is not None else NodeRef(ref.rows, ref.cols, stripped, True)
         return NodeRef(None, None, stripped)
@@ -106,14 +121,40 @@ def parse_ref(arg: Any) -> NodeRef:
         row = next((low[k] for k in ("row", "rid", "r", "row_index") if k in low), None)
         col = next((low[k] for k in ("col", "column", "cid", "c", "column_index") if k in low), None)
         text = next((low[k] for k in ("text", "content", "value", "cell", "cell_content") if k in low), None)
+        name = next((low[k] for k in ("address", "node", "name") if k in low), None)
+        if row is None and col is None and isinstance(name, str):
+            ref = parse_ref(name, top_left)
+            return ref if text is None or not ref.has_position else NodeRef(ref.rows, ref.cols, str(text))
         return _ref(row, col, text)
     if isinstance(arg, list | tuple):
+        head = _address(arg[0], top_left) if arg and isinstance(arg[0], str) else None
+        if head is not None and head.has_position:
+            text = str(arg[1]) if len(arg) > 1 and arg[1] is not None else head.text
+            return NodeRef(head.rows, head.cols, text, verbatim=head.verbatim and len(arg) == 1)
         if len(arg) >= 2 and _span(arg[0]) and _span(arg[1]):
             return _ref(arg[0], arg[1], arg[2] if len(arg) > 2 else None)
         if len(arg) == 1:
-            return parse_ref(arg[0])
+            return parse_ref(arg[0], top_left)
         return NodeRef(None, None, " ".join(str(a) for a in arg))
     return NodeRef(None, None, None if arg is None else str(arg))
+
+
+def _address(text: str, top_left: tuple[int, int]) -> NodeRef | None:
+    """`D7`, `B1:C1`, `'Sheet'!D7 '55'` → table-relative position (and text); else None.
+
+    An address alone is `verbatim`: a cell holding exactly that text (`Q1`) wins over the position.
+    """
+    m = _A1.match(text.strip())
+    if m is None:
+        return None
+    top, left = top_left
+    r0, c0 = int(m.group(2)) - top, col_number(m.group(1)) - left
+    r1 = int(m.group(4)) - top if m.group(4) else r0
+    c1 = col_number(m.group(3)) - left if m.group(3) else c0
+    rows, cols = (min(r0, r1), max(r0, r1)), (min(c0, c1), max(c0, c1))
+    if m.group(5) is None:
+        return NodeRef(rows, cols, text.strip(), verbatim=True)
+    return NodeRef(rows, cols, _unquote(m.group(5)))
 
 
 def _unquote(text: str) -> str:
@@ -194,7 +235,8 @@ def resolve(graph: CellGraph, retriever: Any, arg: Any, search: bool = False) ->
     nodes whose text matches (nearest to the position first); else, with `search`, the top
     retriever hit when it is not tied; else a failure with candidates.
     """
-    ref = parse_ref(arg)
+    origin = graph.table.origin
+    ref = parse_ref(arg, origin.top_left if origin is not None else (1, 1))
     if ref.verbatim and ref.text is not None:
         exact = graph.find_text(ref.text)
         if len(exact) == 1:
@@ -221,7 +263,7 @@ def resolve(graph: CellGraph, retriever: Any, arg: Any, search: bool = False) ->
             return Resolution(best, f"matched by text; {note}".rstrip("; ") if note else "")
         if len(by_text) == 1:
             return Resolution(by_text[0])
-        return Resolution(None, f"{len(by_text)} nodes hold {ref.text!r}; name one by its tuple", by_text)
+        return Resolution(None, f"{len(by_text)} nodes hold {ref.text!r}; name one by its address", by_text)
     hits = retriever.search(ref.text, CANDIDATES) if retriever is not None else []
     if at is not None:
         return Resolution(at, f"no cell holds {ref.text!r}; using the cell at the position, {cell(at)}")

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, RootModel, field_validator, model_validator
 
-from celltrace.server.engine.actions import normalise_args, resolve
+from celltrace.server.engine.actions import CANONICAL, normalise_args, resolve
 from celltrace.server.engine.evidence import split_evidence
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
@@ -133,6 +133,52 @@ class _Answer(BaseModel):
         return "" if value is None else str(value)
 
 
+# ---- bounded JSON schemas sent as `response_format` (json_schema mode) ----------------------------------
+NODE_CHARS, NOTE_CHARS, ANSWER_ITEMS = 60, 200, 8
+
+
+def _strings(max_items: int, max_length: int) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "maxLength": max_length}, "maxItems": max_items}
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def picks_schema(k: int) -> dict[str, Any]:
+    """TRACE_INIT: at most `k` node addresses with a short reason each."""
+    pick = _object(
+        node={"type": "string", "maxLength": NODE_CHARS},
+        explanation={"type": "string", "maxLength": NOTE_CHARS},
+    )
+    return _object(nodes={"type": "array", "items": pick, "maxItems": k})
+
+
+ACTION_SCHEMA = _object(
+    actions={
+        "type": "array",
+        "items": _object(
+            function_name={"type": "string", "enum": list(CANONICAL)},
+            parameters=_strings(2, NODE_CHARS * 2),
+            explanation={"type": "string", "maxLength": NOTE_CHARS},
+        ),
+        "minItems": 1,
+        "maxItems": 4,
+    }
+)
+ANSWER_SCHEMA = _object(
+    cells=_strings(ANSWER_ITEMS, NODE_CHARS),
+    operation={"type": "string", "maxLength": NOTE_CHARS // 2},
+    explanation={"type": "string", "maxLength": NOTE_CHARS * 2},
+    answer=_strings(ANSWER_ITEMS, NODE_CHARS * 2),
+)
+
+
 def _scalar_text(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_scalar_text(v) for v in value)
@@ -188,7 +234,9 @@ class LLMPolicy:
         prompt = render(
             "graph_trace_init", table=table, candidates=candidates, question=state.question, k=s.trace_init_k
         )
-        picks = self.client.complete_model("TRACE_INIT", self._messages(prompt), _Picks, state.usage)
+        picks = self.client.complete_model(
+            "TRACE_INIT", self._messages(prompt), _Picks, state.usage, picks_schema(s.trace_init_k)
+        )
         chosen: list[int] = []
         for pick in picks.root:
             res = resolve(state.graph, state.retriever, pick.node)
@@ -209,7 +257,9 @@ class LLMPolicy:
         thought = _THOUGHT_PREFIX.sub("", reply.strip(), count=1)
         context = self._context(state, thought)
         prompt = render("graph_action", tools=self._tools, step=number, **context)
-        actions = self.client.complete_model("ACTION", self._messages(prompt), _Actions, state.usage)
+        actions = self.client.complete_model(
+            "ACTION", self._messages(prompt), _Actions, state.usage, ACTION_SCHEMA
+        )
         return Decision(
             thought=thought,
             actions=[StepAction(name=a.name, args=normalise_args(a.name, a.args)) for a in actions.root],
@@ -217,7 +267,9 @@ class LLMPolicy:
 
     def answer(self, state: ReasoningState) -> FinalAnswer:
         prompt = render("graph_answer", **self._context(state, None))
-        reply = self.client.complete_model("ANSWER", self._messages(prompt), _Answer, state.usage)
+        reply = self.client.complete_model(
+            "ANSWER", self._messages(prompt), _Answer, state.usage, ANSWER_SCHEMA
+        )
         cited = []
         for ref in reply.cells:
             res = resolve(state.graph, state.retriever, ref)

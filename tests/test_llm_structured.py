@@ -1,0 +1,182 @@
+"""Real-server readiness through the loopback server: structured output negotiation, A1 node names,
+reasoning preambles, cut replies, typed failures, client reuse and `auto`'s offline fallback."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+from graphotter_script import QUESTION, THOUGHTS, GraphScript, figure6_table, settings_for
+from llm_server import Fault, Reply, ScriptedLLM
+from pydantic import BaseModel
+
+from celltrace.server.engine.api import answer_question
+from celltrace.server.llm import LLMClient, UsageMeter
+from celltrace.server.llm_errors import LLMBadReply, LLMTimeout, LLMUnreachable
+
+MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Total?"}]
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "array", "items": {"type": "string"}}}}
+
+
+class _Out(BaseModel):
+    answer: list[str]
+
+
+def _actions(*calls: tuple[str, list[str]]) -> str:
+    return json.dumps(
+        {"actions": [{"function_name": n, "parameters": p, "explanation": ""} for n, p in calls]}
+    )
+
+
+def a1_script() -> GraphScript:
+    """The case study with every node named by its sheet address, in the schemas' shapes."""
+    init = json.dumps({"nodes": [{"node": a, "explanation": ""} for a in ("D2", "A7", "D1:E1")]})
+    return GraphScript(
+        init=[init],
+        thoughts=THOUGHTS,
+        actions=[
+            _actions(("GetAllNeighbours", ["D2"])),
+            _actions(("VisitNode", ["percent"])),
+            _actions(("GetSharedNeighbours", ["B3:E3", "A7 'food service'"])),
+            _actions(("AnswerQuestion", [])),
+        ],
+        answers=[
+            json.dumps(
+                {"cells": ["D7", "A7", "D1:E1"], "operation": "none", "explanation": "", "answer": ["55"]}
+            )
+        ],
+    )
+
+
+def formats(llm: ScriptedLLM) -> list[str | None]:
+    return [(r.body.get("response_format") or {}).get("type") for r in llm.chat_requests]
+
+
+def test_a1_names_end_to_end_with_json_schema(llm_server: ScriptedLLM) -> None:
+    llm_server.responder = a1_script()
+    result = answer_question(figure6_table(), QUESTION, "llm", settings_for(llm_server.base_url))
+    assert result.status == "answered" and result.answer == ["55"]
+    assert [(e.address, e.text) for e in result.evidence if e.role == "answer"] == [("D7", "55")]
+    assert {"A7", "D1:E1"} <= {e.address for e in result.evidence if e.role == "header"}
+    assert [t.address for t in result.trace][:3] == ["D2", "A7", "D1:E1"]
+    assert "D7 '55'" in result.steps[2].observations[0]
+    stages = [r.messages[-1]["content"] for r in llm_server.chat_requests]
+    sent = formats(llm_server)
+    assert sent.count("json_schema") == 6 and sent.count(None) == 4  # 4 free-text thoughts
+    requests = zip(llm_server.chat_requests, stages, strict=True)
+    actions = [r.body for r, text in requests if "give your Action step" in text]
+    schema = actions[0]["response_format"]["json_schema"]["schema"]
+    item = schema["properties"]["actions"]["items"]
+    assert item["properties"]["function_name"]["enum"] == [
+        "VisitNode", "GetAllNeighbours", "GetSharedNeighbours", "AnswerQuestion",
+    ]  # fmt: skip
+    assert schema["properties"]["actions"]["maxItems"] and item["properties"]["parameters"]["maxItems"] == 2
+    assert "D2 'french-language workers'" in stages[0]  # nodes are shown by address
+
+
+def test_a_server_rejecting_json_schema_steps_down_once_and_still_answers() -> None:
+    with ScriptedLLM(a1_script(), reject_formats={"json_schema"}) as llm:
+        result = answer_question(figure6_table(), QUESTION, "llm", settings_for(llm.base_url))
+        sent = formats(llm)
+    assert result.status == "answered" and result.answer == ["55"]
+    assert sent[:2] == ["json_schema", "json_object"]  # rejected once, then remembered
+    assert sent.count("json_schema") == 1 and sent.count("json_object") == 6
+
+
+def test_a_server_without_structured_output_gets_prompt_only_requests() -> None:
+    with ScriptedLLM(a1_script(), reject_formats={"json_schema", "json_object"}) as llm:
+        result = answer_question(figure6_table(), QUESTION, "llm", settings_for(llm.base_url))
+        sent = formats(llm)
+    assert result.status == "answered" and result.answer == ["55"]
+    assert sent[:3] == ["json_schema", "json_object", None] and set(sent[3:]) == {None}
+
+
+@pytest.mark.parametrize("mode", ["prompt", "json_object"])
+def test_a_setting_forces_the_mode(llm_server: ScriptedLLM, mode: str) -> None:
+    llm_server.responder = a1_script()
+    result = answer_question(
+        figure6_table(), QUESTION, "llm", settings_for(llm_server.base_url, structured_output=mode)
+    )
+    assert result.status == "answered"
+    assert set(formats(llm_server)) == {None} | ({"json_object"} if mode == "json_object" else set())
+
+
+def test_reasoning_preambles_are_skipped(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(
+        '<think>The user wants {"answer": ["wrong"]}, so\n</think>\n{"answer": ["55.0"]}',
+        Reply('{"answer": ["58.1"]}', reasoning_content='maybe {"answer": ["wrong"]}'),
+    )
+    client, meter = LLMClient(settings_for(llm_server.base_url)), UsageMeter()
+    assert client.complete_model("ANSWER", MESSAGES, _Out, meter, SCHEMA).answer == ["55.0"]
+    assert client.complete_model("ANSWER", MESSAGES, _Out, meter, SCHEMA).answer == ["58.1"]
+
+
+def test_a_reply_cut_at_max_tokens_is_asked_again_with_a_larger_limit(llm_server: ScriptedLLM) -> None:
+    full = '{"answer": ["55.0", "58.1"]}'
+    llm_server.queue(Fault.truncated(full, keep=len(full) - 1), full)
+    client = LLMClient(settings_for(llm_server.base_url, max_completion_tokens=100))
+    assert client.complete_model("ANSWER", MESSAGES, _Out, UsageMeter(), SCHEMA).answer == ["55.0", "58.1"]
+    assert [r.body["max_tokens"] for r in llm_server.chat_requests] == [100, 200]
+
+
+def test_a_reply_always_cut_is_never_parsed(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(*[Fault.truncated('{"answer": ["55.0"], "x": ', keep=None)] * 3, '{"answer": ["1"]}')
+    client = LLMClient(settings_for(llm_server.base_url, max_completion_tokens=100, max_reasks=0))
+    with pytest.raises(LLMBadReply, match="cut at max_tokens") as info:
+        client.complete_model("ANSWER", MESSAGES, _Out, UsageMeter(), SCHEMA)
+    assert info.value.error_code == "llm_bad_reply" and len(llm_server.chat_requests) == 3
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_refused_connection_fails_at_once_without_retries() -> None:
+    settings = settings_for(f"http://127.0.0.1:{_closed_port()}/v1", max_retries=3, retry_backoff=1.0)
+    meter = UsageMeter()
+    started = time.monotonic()
+    with pytest.raises(LLMUnreachable) as info:
+        LLMClient(settings).complete("THOUGHT", MESSAGES, meter)
+    assert time.monotonic() - started < 2 and len(meter.calls) == 1
+    assert info.value.error_code == "llm_unreachable"
+
+
+def test_a_timeout_is_its_own_error_and_not_retried_by_default(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(Fault.slow(3, "late"), "ok")
+    client = LLMClient(settings_for(llm_server.base_url, stage_timeouts={"THOUGHT": 0.3}))
+    with pytest.raises(LLMTimeout) as info:
+        client.complete("THOUGHT", MESSAGES, UsageMeter())
+    assert info.value.error_code == "llm_timeout" and len(llm_server.chat_requests) == 1
+
+
+def test_one_client_per_endpoint_and_per_stage_limits(llm_server: ScriptedLLM) -> None:
+    settings = settings_for(llm_server.base_url, stage_max_tokens={"THOUGHT": 64})
+    assert LLMClient(settings)._client is LLMClient(settings_for(llm_server.base_url))._client
+    llm_server.queue("a", "b")
+    LLMClient(settings).complete("THOUGHT", MESSAGES, UsageMeter())
+    LLMClient(settings).complete("ACTION", MESSAGES, UsageMeter())
+    assert [r.body["max_tokens"] for r in llm_server.chat_requests] == [64, 1024]
+
+
+def test_auto_returns_the_offline_answer_with_a_warning_when_the_endpoint_is_down() -> None:
+    settings = settings_for(f"http://127.0.0.1:{_closed_port()}/v1", fast_path_confidence=1.0,
+                            raise_errors=False)  # fmt: skip
+    started = time.monotonic()
+    result = answer_question(figure6_table(), QUESTION, "auto", settings)
+    assert time.monotonic() - started < 10
+    offline = answer_question(figure6_table(), QUESTION, "offline", settings)
+    assert result.engine == "offline" and result.status == offline.status == "answered"
+    assert result.answer == offline.answer and result.error_code is None
+    assert len(result.warnings) == 1 and "model was not used (llm_unreachable" in result.warnings[0]
+
+
+def test_llm_engine_reports_the_error_code(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(Fault.status(401))
+    result = answer_question(
+        figure6_table(), QUESTION, "llm", settings_for(llm_server.base_url, raise_errors=False)
+    )
+    assert result.status == "failed" and result.error_code == "llm_unauthorized" and not result.warnings
