@@ -154,13 +154,15 @@ def step_lines(number: int, step: Step, full: bool) -> list[str]:
     return lines
 
 
-def history_lines(steps: Sequence[Step], budget_tokens: int) -> list[str]:
-    """The compacted history within budget: the newest step in full (when it fits), earlier ones as
-    their one-line action lists (their findings are in the reasoning trace), oldest dropped first."""
+def history_lines(steps: Sequence[Step], budget_tokens: int, full: int | None = None) -> list[str]:
+    """The compacted history within budget: step `full` (default: the newest) in full when it fits,
+    the others as their one-line action lists (findings live in the reasoning trace), oldest dropped
+    first."""
+    full = len(steps) - 1 if full is None else full
     blocks: list[list[str]] = []
     used = 0
     for i in range(len(steps) - 1, -1, -1):
-        newest = i == len(steps) - 1
+        newest = i == full
         for lines in ([step_lines(i + 1, steps[i], True)] if newest else []) + [
             step_lines(i + 1, steps[i], False)
         ]:

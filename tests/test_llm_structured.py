@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.llm_errors import LLMBadReply, LLMTimeout, LLMUnreachable
+from celltrace.server.llm_errors import LLMBadReply, LLMContextOverflow, LLMTimeout, LLMUnreachable
+from celltrace.shared.table import Table
 
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Total?"}]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "array", "items": {"type": "string"}}}}
@@ -180,3 +181,46 @@ def test_llm_engine_reports_the_error_code(llm_server: ScriptedLLM) -> None:
         figure6_table(), QUESTION, "llm", settings_for(llm_server.base_url, raise_errors=False)
     )
     assert result.status == "failed" and result.error_code == "llm_unauthorized" and not result.warnings
+
+
+def numeric_table(rows: int = 300, cols: int = 12) -> Table:
+    header = ["item", *(f"measure {c}" for c in range(1, cols))]
+    body = [
+        [f"row {r}", *(f"{(r * 7919 + c * 104729) % 1000000:,}" for c in range(1, cols))] for r in range(rows)
+    ]
+    return Table(text=[header, *body], values=[header, *body], merges=[], title="numbers")
+
+
+@pytest.mark.parametrize("source", ["setting", "server"])
+def test_prompt_and_max_tokens_fit_the_window_on_a_large_numeric_table(source: str) -> None:
+    table = numeric_table()
+    target = table.text[151][5]
+    script = GraphScript(
+        init=[
+            json.dumps({"nodes": [{"node": "A152", "explanation": ""}, {"node": "F1", "explanation": ""}]})
+        ],
+        thoughts=["Intersect the row and the column."] * 3,
+        actions=[_actions(("GetSharedNeighbours", ["A152", "F1"])), _actions(("AnswerQuestion", []))],
+        answers=[json.dumps({"cells": ["F152"], "operation": "none", "explanation": "", "answer": [target]})],
+    )
+    extra = {"context_tokens": 4096} if source == "setting" else {}
+    with ScriptedLLM(script, n_ctx=4096 if source == "server" else None, tokenize=source == "server") as llm:
+        result = answer_question(
+            table, "What is measure 5 of row 150?", "llm", settings_for(llm.base_url, **extra)
+        )
+        requests = llm.chat_requests
+    assert result.status == "answered" and result.answer == [target]
+    assert [e.address for e in result.evidence if e.role == "answer"] == ["F152"]
+    assert all("<<<BEGIN TABLE OUTLINE>>>" in r.messages[-1]["content"] for r in requests)
+    for request in requests:
+        chars = sum(len(m["content"]) for m in request.messages)
+        assert chars / 2 + request.body["max_tokens"] <= 4096, (chars, request.body["max_tokens"])
+
+
+def test_a_prompt_that_cannot_fit_is_not_sent(llm_server: ScriptedLLM) -> None:
+    messages = [{"role": "user", "content": "9" * 9000}]
+    with pytest.raises(LLMContextOverflow) as info:
+        LLMClient(settings_for(llm_server.base_url, context_tokens=4096)).complete(
+            "THOUGHT", messages, UsageMeter()
+        )
+    assert info.value.error_code == "llm_context_overflow" and not llm_server.chat_requests

@@ -1,9 +1,12 @@
 """The LLM policy: GraphOTTER's trace initialisation, Thought, Action and Answer stages (Figures 9-13).
 
-Context budget: each Thought/Action/Answer prompt spends at most `settings.context_token_budget`
-estimated tokens on dynamic content. The thought gets up to a tenth, the trace a quarter and the
-history half (newest steps in full); the table gets what is left, in full when it fits, else as
-an outline (size, inferred headers, sample rows) so that other cells are reached through actions.
+Context budget: each prompt spends on dynamic content at most `settings.context_token_budget`
+estimated tokens, and never more than the context window (`CELLTRACE_CONTEXT_TOKENS`, else the
+server's) leaves after the stage's `max_tokens` and the fixed text (system, tools, template,
+question), so prompt + max_tokens always fit the window. The thought gets up to a tenth, the trace
+a quarter and the history half (the newest step with findings in full, earlier ones one line
+each); the table gets what is left, in full when it fits, else as an outline (size, inferred
+headers, sample rows) so that other cells are reached through actions.
 
 Trace initialisation: the model's picks ∩ the retriever's top `retrieval_pool` hits for the
 question, in the model's order, at most `trace_init_k`. When the intersection is empty, a ranked
@@ -19,12 +22,14 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, RootModel, field_validator, model_validator
 
-from celltrace.server.engine.actions import CANONICAL, normalise_args, resolve
+from celltrace.prompts import load
+from celltrace.server.engine.actions import ANSWER, CANONICAL, normalise_args, resolve
 from celltrace.server.engine.evidence import split_evidence
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.jsonparse import ParseError, parse_loose
 from celltrace.server.llm import LLMClient
+from celltrace.server.llm_probe import context_tokens
 from celltrace.server.prompting import (
     cell,
     data_block,
@@ -133,6 +138,10 @@ class _Answer(BaseModel):
         return "" if value is None else str(value)
 
 
+FIXED_MARGIN = 64
+"""Tokens kept free for message framing and slot values not counted elsewhere (step numbers, k)."""
+
+
 # ---- bounded JSON schemas sent as `response_format` (json_schema mode) ----------------------------------
 NODE_CHARS, NOTE_CHARS, ANSWER_ITEMS = 60, 200, 8
 
@@ -226,10 +235,11 @@ class LLMPolicy:
     def start(self, state: ReasoningState) -> list[int]:
         s = self.settings
         pool = state.retriever.search(state.question, s.retrieval_pool) if state.retriever else []
-        table = self._table_block(state, s.context_token_budget // 2 if pool else s.context_token_budget)
+        budget = self._budget("TRACE_INIT", "graph_trace_init", state.question)
+        table = self._table_block(state, budget // 2 if pool else budget)
         candidates = ""
         if pool and table.startswith("<<<BEGIN TABLE OUTLINE"):
-            lines = fit_lines([cell(h.node) for h in pool], s.context_token_budget // 2, "candidates")
+            lines = fit_lines([cell(h.node) for h in pool], budget // 2, "candidates")
             candidates = "Cells retrieved for the question:\n" + data_block("RETRIEVED CELLS", lines)
         prompt = render(
             "graph_trace_init", table=table, candidates=candidates, question=state.question, k=s.trace_init_k
@@ -252,10 +262,11 @@ class LLMPolicy:
 
     def step(self, state: ReasoningState) -> Decision:
         number = len(state.steps) + 1
-        prompt = render("graph_thought", tools=self._tools, step=number, **self._context(state, None))
+        context = self._context(state, "THOUGHT", None)
+        prompt = render("graph_thought", tools=self._tools, step=number, **context)
         reply = self.client.complete("THOUGHT", self._messages(prompt), state.usage)
         thought = _THOUGHT_PREFIX.sub("", reply.strip(), count=1)
-        context = self._context(state, thought)
+        context = self._context(state, "ACTION", thought)
         prompt = render("graph_action", tools=self._tools, step=number, **context)
         actions = self.client.complete_model(
             "ACTION", self._messages(prompt), _Actions, state.usage, ACTION_SCHEMA
@@ -266,7 +277,7 @@ class LLMPolicy:
         )
 
     def answer(self, state: ReasoningState) -> FinalAnswer:
-        prompt = render("graph_answer", **self._context(state, None))
+        prompt = render("graph_answer", **self._context(state, "ANSWER", None))
         reply = self.client.complete_model(
             "ANSWER", self._messages(prompt), _Answer, state.usage, ANSWER_SCHEMA
         )
@@ -290,16 +301,24 @@ class LLMPolicy:
     def _messages(self, prompt: str) -> list[dict[str, str]]:
         return [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
 
-    def _context(self, state: ReasoningState, thought: str | None) -> dict[str, str]:
+    def _budget(self, stage: str, template: str, question: str) -> int:
+        """Dynamic-content tokens allowed in `stage`'s prompt (module docstring)."""
+        s = self.settings
+        fixed = sum(estimate_tokens(t) for t in (self._system, self._tools, load(template), question))
+        room = context_tokens(s) - s.max_tokens_for(stage) - fixed - FIXED_MARGIN
+        return max(min(s.context_token_budget, room), 0)
+
+    def _context(self, state: ReasoningState, stage: str, thought: str | None) -> dict[str, str]:
         """Slots shared by the reasoning prompts, within the context budget (module docstring).
 
         `thought` (the Action prompt's current thought) is a slot only when given.
         """
-        budget = self.settings.context_token_budget
+        template = {"THOUGHT": "graph_thought", "ACTION": "graph_action"}.get(stage, "graph_answer")
+        budget = self._budget(stage, template, state.question)
         thought = None if thought is None else truncate(thought, budget // 10)
         trace_lines = state.trace_graph.lines(self.settings.max_list_lines)
         trace = data_block("TRACE", fit_lines(trace_lines, budget // 4, "trace lines"))
-        history = data_block("HISTORY", history_lines(state.steps, budget // 2))
+        history = data_block("HISTORY", history_lines(state.steps, budget // 2, _last_finding(state)))
         notes = "".join(f"\nNote: {n}" for n in state.notes)
         used = sum(estimate_tokens(x) for x in (thought or "", trace, history, notes))
         slots = {
@@ -320,6 +339,12 @@ class LLMPolicy:
             return data_block("TABLE", self._table)
         lines = outline_lines(state.graph, state.headers, budget, self.settings.max_list_lines)
         return data_block("TABLE OUTLINE", lines)
+
+
+def _last_finding(state: ReasoningState) -> int | None:
+    """The newest step that did more than ask to answer (shown in full: it holds the findings)."""
+    found = [i for i, step in enumerate(state.steps) if any(a.name != ANSWER for a in step.actions)]
+    return found[-1] if found else None
 
 
 def _interleave(first: list[int], second: list[int]) -> list[int]:
