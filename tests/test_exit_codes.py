@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def failing_llm(llm_server: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> Scr
 
 @pytest.mark.parametrize("command", ["ask", "longform"])
 def test_a_failed_run_exits_1(
-    command: str, failing_llm: ScriptedLLM, workbook: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    command: str,
+    failing_llm: ScriptedLLM,
+    workbook: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     extra = ["--engine", "llm"] if command == "ask" else []
     assert run_main(monkeypatch, command, str(workbook), "What is the total?", *extra) == 1
@@ -51,3 +55,48 @@ def test_a_successful_run_exits_0(workbook: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_a_user_error_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_main(monkeypatch, "ask", str(tmp_path / "missing.xlsx"), "Total?", "--engine", "offline") == 2
+
+
+def _doctor_env(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
+    for key, value in {
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "test",
+        "CELLTRACE_MODEL": "scripted-model",
+        "CELLTRACE_DENSE_RETRIEVAL": "false",
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_doctor_reports_the_endpoint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedLLM(n_ctx=4096, tokenize=True) as llm:
+        llm.queue("{")
+        _doctor_env(monkeypatch, llm.base_url)
+        assert run_main(monkeypatch, "doctor") == 0
+        sent = llm.chat_requests
+    out = capsys.readouterr().out
+    assert "model: scripted-model (served: scripted-model)" in out
+    assert "context window: 4096 (reported by the server)" in out and "server /tokenize" in out
+    assert "structured output: json_schema supported" in out
+    assert len(sent) == 1 and sent[0].body["max_tokens"] == 1
+
+
+def test_doctor_reports_a_server_without_structured_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedLLM(reject_formats={"json_schema"}) as llm:
+        _doctor_env(monkeypatch, llm.base_url)
+        assert run_main(monkeypatch, "doctor") == 0
+    assert "json_schema rejected (HTTP 400)" in capsys.readouterr().out
+
+
+def test_doctor_exits_1_when_the_endpoint_is_down(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _doctor_env(monkeypatch, f"http://127.0.0.1:{port}/v1")
+    assert run_main(monkeypatch, "doctor") == 1
+    assert "endpoint: NOT reachable" in capsys.readouterr().out

@@ -36,7 +36,9 @@ def _embedding() -> tuple[bool, str]:
 
 
 def doctor() -> None:
-    """Print version, Python, LLM models per stage, embedding model and sandbox isolation."""
+    """Print version, Python, the LLM endpoint (model, context window, structured output: one
+    `/v1/models` probe and a 1-token chat), models per stage, embedding model and sandbox isolation;
+    exit 1 when the endpoint or the embedding model cannot be used."""
     from celltrace.server.sandbox import isolation_info
 
     engine = Settings()
@@ -46,8 +48,13 @@ def doctor() -> None:
         f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.platform()}",
         f"executable {sys.executable}",
     ]
+    llm_ok = True
     if engine.llm_configured:
+        from celltrace.server.llm_check import check_endpoint
+
         lines.append(f"llm: configured, endpoint {endpoint(engine.base_url)}, api key {_set(engine.api_key)}")
+        llm_ok, checked = check_endpoint(engine)
+        lines += checked
         lines += [f"  model {stage}: {model}" for stage, model in stage_models(engine).items()]
     else:
         lines.append("llm: not configured (set CELLTRACE_MODEL and/or OPENAI_BASE_URL); auto uses offline")
@@ -70,7 +77,7 @@ def doctor() -> None:
         f"LLM in flight ≤ {server.max_llm_inflight}"
     )
     typer.echo("\n".join(lines))
-    if not ok:
+    if not (ok and llm_ok):
         raise typer.Exit(1)
 
 
