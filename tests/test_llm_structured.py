@@ -26,14 +26,12 @@ class _Out(BaseModel):
 
 
 def _actions(*calls: tuple[str, list[str]]) -> str:
-    return json.dumps(
-        {"actions": [{"function_name": n, "parameters": p, "explanation": ""} for n, p in calls]}
-    )
+    return json.dumps({"actions": [{"function_name": n, "parameters": p} for n, p in calls]})
 
 
 def a1_script() -> GraphScript:
     """The case study with every node named by its sheet address, in the schemas' shapes."""
-    init = json.dumps({"nodes": [{"node": a, "explanation": ""} for a in ("D2", "A7", "D1:E1")]})
+    init = json.dumps({"nodes": ["D2", "A7", "D1:E1"]})
     return GraphScript(
         init=[init],
         thoughts=THOUGHTS,
@@ -196,9 +194,7 @@ def test_prompt_and_max_tokens_fit_the_window_on_a_large_numeric_table(source: s
     table = numeric_table()
     target = table.text[151][5]
     script = GraphScript(
-        init=[
-            json.dumps({"nodes": [{"node": "A152", "explanation": ""}, {"node": "F1", "explanation": ""}]})
-        ],
+        init=[json.dumps({"nodes": ["A152", "F1"]})],
         thoughts=["Intersect the row and the column."] * 3,
         actions=[_actions(("GetSharedNeighbours", ["A152", "F1"])), _actions(("AnswerQuestion", []))],
         answers=[json.dumps({"cells": ["F152"], "operation": "none", "explanation": "", "answer": [target]})],

@@ -6,7 +6,10 @@ server's) leaves after the stage's `max_tokens` and the fixed text (system, tool
 question), so prompt + max_tokens always fit the window. The thought gets up to a tenth, the trace
 a quarter and the history half (the newest step with findings in full, earlier ones one line
 each); the table gets what is left, in full when it fits, else as an outline (size, inferred
-headers, sample rows) so that other cells are reached through actions.
+headers, sample rows) so that other cells are reached through actions. The Action and Answer
+prompts get a short outline (at most `OUTLINE_SHARE` of the budget): the Action transcribes the
+Thought, which saw the table, and the Answer rests on the trace and the newest finding (paper
+§3.4), so neither needs the table again.
 
 Trace initialisation: the model's picks ∩ the retriever's top `retrieval_pool` hits for the
 question, in the model's order, at most `trace_init_k`. When the intersection is empty, a ranked
@@ -138,12 +141,15 @@ class _Answer(BaseModel):
         return "" if value is None else str(value)
 
 
+OUTLINE_SHARE = 16
+"""The Action and Answer prompts' outline takes at most 1/OUTLINE_SHARE of the dynamic budget."""
 FIXED_MARGIN = 64
 """Tokens kept free for message framing and slot values not counted elsewhere (step numbers, k)."""
 
 
 # ---- bounded JSON schemas sent as `response_format` (json_schema mode) ----------------------------------
-NODE_CHARS, NOTE_CHARS, ANSWER_ITEMS = 60, 200, 8
+NODE_CHARS, NOTE_CHARS, ANSWER_ITEMS = 40, 120, 8
+"""Bounds that keep grammar-constrained replies short: small local models fill strings to the limit."""
 
 
 def _strings(max_items: int, max_length: int) -> dict[str, Any]:
@@ -160,12 +166,8 @@ def _object(**properties: Any) -> dict[str, Any]:
 
 
 def picks_schema(k: int) -> dict[str, Any]:
-    """TRACE_INIT: at most `k` node addresses with a short reason each."""
-    pick = _object(
-        node={"type": "string", "maxLength": NODE_CHARS},
-        explanation={"type": "string", "maxLength": NOTE_CHARS},
-    )
-    return _object(nodes={"type": "array", "items": pick, "maxItems": k})
+    """TRACE_INIT: at most `k` node addresses."""
+    return _object(nodes=_strings(k, NODE_CHARS))
 
 
 ACTION_SCHEMA = _object(
@@ -174,16 +176,15 @@ ACTION_SCHEMA = _object(
         "items": _object(
             function_name={"type": "string", "enum": list(CANONICAL)},
             parameters=_strings(2, NODE_CHARS * 2),
-            explanation={"type": "string", "maxLength": NOTE_CHARS},
         ),
         "minItems": 1,
-        "maxItems": 4,
+        "maxItems": 3,
     }
 )
 ANSWER_SCHEMA = _object(
     cells=_strings(ANSWER_ITEMS, NODE_CHARS),
-    operation={"type": "string", "maxLength": NOTE_CHARS // 2},
-    explanation={"type": "string", "maxLength": NOTE_CHARS * 2},
+    operation={"type": "string", "maxLength": NODE_CHARS},
+    explanation={"type": "string", "maxLength": NOTE_CHARS},
     answer=_strings(ANSWER_ITEMS, NODE_CHARS * 2),
 )
 
@@ -322,7 +323,9 @@ class LLMPolicy:
         notes = "".join(f"\nNote: {n}" for n in state.notes)
         used = sum(estimate_tokens(x) for x in (thought or "", trace, history, notes))
         slots = {
-            "table": self._table_block(state, budget - used),
+            "table": self._table_block(state, budget - used)
+            if stage == "THOUGHT"
+            else self._table_block(state, min(budget - used, budget // OUTLINE_SHARE), whole=False),
             "question": state.question,
             "trace": trace,
             "history": history,
@@ -330,12 +333,12 @@ class LLMPolicy:
         }
         return slots if thought is None else {**slots, "thought": thought}
 
-    def _table_block(self, state: ReasoningState, budget: int) -> str:
-        """The whole table when it fits `budget`, else its outline."""
+    def _table_block(self, state: ReasoningState, budget: int, whole: bool = True) -> str:
+        """The whole table when `whole` and it fits `budget`, else its outline."""
         if self._table is None:
             self._table = table_lines(state.graph)
             self._table_tokens = sum(estimate_tokens(line) + 1 for line in self._table)
-        if self._table_tokens <= budget:
+        if whole and self._table_tokens <= budget:
             return data_block("TABLE", self._table)
         lines = outline_lines(state.graph, state.headers, budget, self.settings.max_list_lines)
         return data_block("TABLE OUTLINE", lines)
