@@ -81,3 +81,18 @@ def test_out_path_errors(book, asked, monkeypatch, capsys, tmp_path) -> None:
         str(tmp_path / "busy.xlsx"),
     )
     assert code == 2 and "busy.xlsx is open in Excel" in err and asked == []
+
+
+def test_a_numeric_answer_cell_is_a_number_in_the_source_format(book, monkeypatch, capsys) -> None:
+    def fake(table, question, engine="auto", settings=None, on_step=None):
+        result = answered(*EVIDENCE, answer="$1,120.25")
+        return result.model_copy(update={"question": question, "value": 1120.25})
+
+    monkeypatch.setattr(api, "answer_question", fake)
+    code, _, err = run_main(
+        monkeypatch, capsys, "ask", str(book), "Revenue?", "--sheet", "Data", "--range", "A3:D6",
+        "--answer-cell", "Other!F1",
+    )  # fmt: skip
+    assert code == 0, err
+    cell = openpyxl.load_workbook(book.with_name("book.celltrace.xlsx"))["Other"]["F1"]
+    assert (cell.value, cell.data_type, cell.number_format) == (1120.25, "n", '"$"#,##0.00')
