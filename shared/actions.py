@@ -277,9 +277,13 @@ def actions_for_answer(
     goes in as a number with its source format (`answer_value`)."""
     guess = is_best_guess(result)
     evidence = result.evidence if result.status == "answered" or guess else []
+    if result.status == "answered" or guess:
+        shown = f"{BEST_GUESS}: {with_unit(result)}" if guess else with_unit(result)
+    else:
+        shown = answer_text(result)
     return plan_actions(
         question=result.question,
-        answer=f"{BEST_GUESS}: {'; '.join(result.answer)}" if guess else answer_text(result),
+        answer=shown,
         cell_value=answer_value(result),
         guess=guess,
         evidence=evidence,
@@ -291,6 +295,12 @@ def actions_for_answer(
         overwrite=overwrite,
         clear_previous=clear_previous,
     )
+
+
+def with_unit(result: AskResult, sep: str = "; ") -> str:
+    """The answers, then the unit when the text does not show it already (`47,469 (millions)`)."""
+    text = sep.join(result.answer)
+    return f"{text} ({result.unit})" if result.unit and result.unit not in text else text
 
 
 BEST_GUESS = "Best guess (low confidence)"

@@ -230,3 +230,11 @@ def test_an_answered_number_is_written_as_a_number_in_its_source_format() -> Non
     assert answer_value(result(answer=["5", "7"], value=5.0)) == ("5; 7", None)
     text = SetValue(sheet="S", address="A1", value="=1+1", number_format="0.0%")
     assert text.format_for_number() is None  # a format never applies to text
+
+
+def test_the_note_states_the_unit() -> None:
+    res = result(answer=["47,469"], value=47469.0, unit="millions")
+    (note,) = [a for a in actions_for_answer(res) if isinstance(a, Note)]
+    assert "A: 47,469 (millions)" in note.text
+    (pct,) = [a for a in actions_for_answer(result(answer=["3.8%"], unit="%")) if isinstance(a, Note)]
+    assert "A: 3.8%\n" in pct.text  # a unit the text shows is not repeated

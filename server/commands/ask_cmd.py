@@ -25,7 +25,7 @@ from celltrace.server.commands.output import (
     prepare_ask_output,
     write_answer,
 )
-from celltrace.shared.actions import BEST_GUESS, is_best_guess
+from celltrace.shared.actions import BEST_GUESS, is_best_guess, with_unit
 from celltrace.shared.schemas import AskResult
 
 EngineOpt = Annotated[
@@ -86,12 +86,6 @@ def ask(
         raise typer.Exit(1)
 
 
-def _answer_line(result: AskResult) -> str:
-    """The answers, then the unit when it is not already shown (`87,000 (USD millions)`)."""
-    text = ", ".join(result.answer)
-    return f"{text} ({result.unit})" if result.unit and result.unit not in text else text
-
-
 def _human(result: AskResult) -> str:
     """Answer, evidence addresses, steps and cost, for a terminal."""
     from celltrace.server.prompting import format_action
@@ -99,11 +93,12 @@ def _human(result: AskResult) -> str:
     if result.status == "failed":
         lines = [f"Failed: {result.error}"]
     elif is_best_guess(result):
-        lines = [f"{BEST_GUESS}: {_answer_line(result)}"] + ([f"Why: {result.error}"] if result.error else [])
+        lines = [f"{BEST_GUESS}: {with_unit(result, ', ')}"]
+        lines += [f"Why: {result.error}"] if result.error else []
     elif result.status == "abstained":
         lines = ["No answer (abstained)."]
     else:
-        lines = [f"Answer: {_answer_line(result)}"]
+        lines = [f"Answer: {with_unit(result, ', ')}"]
     if result.evidence:
         lines.append("Evidence:")
         for e in result.evidence:
