@@ -87,10 +87,10 @@ def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, limits: Re
                 cells += len(_CELL.findall(window)) - len(_CELL.findall(tail))
                 tail = window[-_OVERLAP:]
                 if cells > limits.max_read_cells:
-                    _too_large(name, "its worksheets", "CELLTRACE_MAX_READ_CELLS", limits.max_read_cells,
+                    _too_large(name, "the worksheets", "CELLTRACE_MAX_READ_CELLS", limits.max_read_cells,
                                "cells")
     return cells
 
 
 def _too_large(name: str, part: str, setting: str, cap: int, unit: str) -> None:
-    raise WorkbookTooLarge(f"{name}: {part} has more than {cap:,} {unit} (limit {setting})")
+    raise WorkbookTooLarge(f"{name}: {part}: more than {cap:,} {unit} (limit {setting})")
