@@ -167,6 +167,8 @@ def _ask(
             result = _read_table(book, table, settings, record_to)
             payload = TablePayload.from_table(result.table)
             reply = client.ask(payload, text) if kind == "ask" else client.longform(payload, text)
+        if isinstance(reply, AskResult):  # what the reader noticed (the server sees only the cells)
+            reply.warnings = list(dict.fromkeys([*result.table.warnings, *reply.warnings]))
         actions: list[Action] = [Clear(), *reply.actions]
         origin = result.table.origin
         sheet, table_range = (origin.sheet, origin.address) if origin else (table.sheet.name, "")
@@ -200,9 +202,10 @@ def _log(reply: Any, sheet: str, table_range: str) -> LogEntry:
 
 def _summary(reply: Any, sheet: str) -> str:
     shown = answer_text(reply) if isinstance(reply, AskResult) else reply.answer or f"#ERROR: {reply.error}"
+    warnings = "".join(f"\n\nWarning: {w}" for w in getattr(reply, "warnings", []))
     if reply.status != "answered":
-        return shown
-    return f"{shown}\n\nEvidence: {evidence_text(reply.evidence, sheet)}"
+        return shown + warnings
+    return f"{shown}\n\nEvidence: {evidence_text(reply.evidence, sheet)}{warnings}"
 
 
 def ask(

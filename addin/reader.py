@@ -1,6 +1,7 @@
 """Read a range of a live workbook through xlwings into the same `Table` file mode builds.
 
-The range is the selection (the current region around the active cell when one cell is selected),
+The range is the selection (the table block detected in the current region around the active cell
+when one cell is selected, see `celltrace.shared.detect`),
 an A1 address, a defined name or an Excel table. The result equals `read_table()` of the saved
 workbook for the same range: displayed text, raw values (JSON-ready, dates as ISO text), merged
 areas clipped to the range (with the same warnings), hidden rows and columns, and the origin.
@@ -35,6 +36,7 @@ from celltrace.addin.merges import (
     find_merges,
 )
 from celltrace.shared.a1 import parse_range, range_ref, split_sheet_ref
+from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value
 from celltrace.shared.table import Origin, Table
@@ -49,10 +51,12 @@ _HASHES = re.compile(r"^#+$")
 
 @dataclass
 class Target:
-    """What to read: a sheet object and its 1-based bounds."""
+    """What to read: a sheet object and its 1-based bounds; `active` is the one selected cell
+    (1-based) when the bounds are its current region (the table block holding it is then used)."""
 
     sheet: Any
     bounds: Bounds
+    active: tuple[int, int] | None = None
 
 
 @dataclass
@@ -125,8 +129,7 @@ def resolve(
     rng = _selection(book)
     bounds = range_bounds(rng)
     if bounds[:2] == bounds[2:]:
-        rng = rng.current_region
-        bounds = range_bounds(rng)
+        return Target(rng.sheet, range_bounds(rng.current_region), active=bounds[:2])
     return Target(rng.sheet, bounds)
 
 
@@ -150,7 +153,7 @@ def read(
     """Read `target` of `book` with screen updating off; `record` keeps Excel's answers."""
     probes = Probes(target.sheet, record=record)
     with screen_updating_off(book.app):
-        return read_range(
+        result = read_range(
             probes,
             target.sheet.name,
             target.bounds,
@@ -159,6 +162,10 @@ def read(
             budget=budget,
             text_budget=text_budget,
         )
+    if target.active is not None:  # the table block under the selected cell (title lines cut off)
+        top, left = target.bounds[:2]
+        result.table = locate(result.table, cell=(target.active[0] - top, target.active[1] - left))
+    return result
 
 
 def read_range(

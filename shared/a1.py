@@ -78,3 +78,12 @@ def split_sheet_ref(ref: str) -> tuple[str | None, str]:
     if len(sheet) >= 2 and sheet[0] == sheet[-1] == "'":
         sheet = sheet[1:-1].replace("''", "'")
     return sheet, addr.strip()
+
+
+def sheet_ref(sheet: str, address: str) -> str:
+    """("Income Statement", "B10") → "'Income Statement'!B10"; plain names stay unquoted."""
+    if not sheet:
+        return address
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", sheet) and not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+", sheet):
+        return f"{sheet}!{address}"
+    return f"'{sheet.replace(chr(39), chr(39) * 2)}'!{address}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_validator
 
 from celltrace.shared.a1 import AddressError, parse_range
 from celltrace.shared.actions import Action, parse_target
@@ -18,6 +18,15 @@ from celltrace.shared.table import TableError, normalise_merges
 
 Engine = Literal["auto", "llm", "offline"]
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+def _cell_address(value: str) -> str:
+    parse_target(value, default_sheet="table")  # ValueError (422) when it is no cell address
+    return value
+
+
+CellAddress = Annotated[str, AfterValidator(_cell_address)]
+"""`K2` or `Sheet!K2`."""
 
 
 def check_table(table: TablePayload) -> None:
@@ -42,39 +51,42 @@ def check_table(table: TablePayload) -> None:
             raise ValueError(f"table.origin.address: {exc}") from None
 
 
-class _TableRequest(BaseModel):
+class TableRequest(BaseModel):
     table: TablePayload
+    detect: bool = Field(
+        default=False,
+        description="`table` is a sheet's used range: find the table block in it (captions above kept as "
+        "its title, notes below and other tables left out); the result reports `region` and a warning",
+    )
+    active_cell: CellAddress | None = Field(
+        default=None,
+        description="with `detect`: the selected cell (`C7` or `Sheet!C7`); the block holding it is used",
+    )
 
     @model_validator(mode="after")
-    def _consistent_table(self) -> _TableRequest:
+    def _consistent_table(self) -> TableRequest:
         check_table(self.table)
         return self
 
 
-class GraphRequest(_TableRequest):
+class GraphRequest(TableRequest):
     """`POST /v1/graph`."""
 
 
-class AskRequest(_TableRequest):
+class AskRequest(TableRequest):
     """`POST /v1/ask` and `POST /v1/ask/stream`."""
 
     question: Question
     engine: Engine = "auto"
     picture: bool = Field(default=False, description="also return the trace picture (SVG) as `picture`")
-    answer_cell: str | None = Field(
+    answer_cell: CellAddress | None = Field(
         default=None,
         description="`Sheet!K2` or `K2` (on the table's sheet): the actions also write the answer there",
     )
 
-    @field_validator("answer_cell")
-    @classmethod
-    def _answer_cell(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_target(value, default_sheet="table")  # ValueError (422) when it is no cell address
-        return value
 
 
-class LongformRequest(_TableRequest):
+class LongformRequest(TableRequest):
     """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` (sub-questions) skips planning."""
 
     question: Question

@@ -36,5 +36,6 @@ def graph_result(table: Table, max_edges: int) -> GraphResult:
     full = table.address(0, 0, table.n_rows - 1, table.n_cols - 1) if table.n_rows and table.n_cols else ""
     # one validation of plain dicts: several times faster than a model per node on large tables
     return GraphResult.model_validate(
-        {"sheet": table.sheet, "range": full, "nodes": nodes, "edges": edges, "warnings": warnings}
+        {"sheet": table.sheet, "range": full, "nodes": nodes, "edges": edges, "warnings": warnings,
+         "region": table.region}
     )

@@ -78,6 +78,9 @@ class GraphResult(BaseModel):
     nodes: list[GraphNodeModel]
     edges: list[GraphEdgeModel] | None
     warnings: list[str] = Field(default_factory=list)
+    region: str | None = Field(
+        default=None, description="sheet address of the table block used (`'Sheet'!A3:H28`)"
+    )
 
 
 class TraceCell(BaseModel):
@@ -139,5 +142,9 @@ class AskResult(BaseModel):
     seconds: float = 0.0
     error_code: str | None = None
     """Machine-readable kind of an LLM failure (`llm_unreachable`, `llm_timeout`, `llm_error`, ...)."""
+    region: str | None = Field(
+        default=None, description="sheet address of the table block answered from (`'Sheet'!A3:H28`)"
+    )
     warnings: list[str] = Field(default_factory=list)
-    """Caveats of a result that is not failed, e.g. `auto` answering offline because the model failed."""
+    """Caveats of the result: what the reader and the table detection noticed (a guessed table,
+    uncached formulas, clipped ranges), `auto` answering offline because the model failed."""

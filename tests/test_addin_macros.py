@@ -60,13 +60,15 @@ def untouched(book: FakeBook) -> None:
 
 
 def test_ask_end_to_end(server: str, book: FakeBook) -> None:
-    book.select("Report", "D6")  # one cell: the table is its current region
+    book.select("Report", "D6")  # one cell: the table block in its current region (title cut off)
     book.app.input_answers = [QUESTION]
     outcome = macros.ask(book, settings=settings(server))
     assert outcome is not None, book.app.alerts
     reply = outcome.results[0]
     assert reply.status == "answered" and reply.answer == ["3,720"]
-    assert outcome.read.table.origin.address == "A1:I10"
+    assert outcome.read.table.origin.address == "A2:I10" and outcome.read.table.title
+    assert reply.region == "Report!A2:I10"
+    assert any("detected the table at Report!A2:I10" in w for w in reply.warnings)
     # highlights land on the evidence cells: the answer strong, its headers light
     assert colour(book, "F7") == GOLD
     assert [colour(book, r) for r in ("B7", "A7", "A8", "A9", "F2", "G2", "H2", "F3")] == [LIGHT] * 8

@@ -533,3 +533,29 @@ def test_longform_409_without_llm_and_422_on_empty_plan_items() -> None:
         bad_plan = c.post("/v1/longform", json={"question": "Summarise.", "table": LONG_TABLE, "plan": [" "]})
     assert no_llm.status_code == 409 and no_llm.json()["error"]["code"] == "engine_unavailable"
     assert bad_plan.status_code == 422 and bad_plan.json()["error"]["message"].startswith("plan[0]: ")
+
+
+SHEET = {
+    "cells": [
+        ["Results by year", "", ""],
+        ["", "", ""],
+        ["", "2019", "2020"],
+        ["Revenue", "100", "120"],
+        ["Cost", "80", "90"],
+        ["Source: annual report", "", ""],
+    ],
+    "origin": {"workbook": "book.xlsx", "sheet": "P&L", "address": "A1:C6"},
+}
+
+
+def test_detect_finds_the_table_block_and_reports_region_and_warning() -> None:
+    with client() as c:
+        body = c.post("/v1/ask", json={**ask_body(engine="offline", table=SHEET), "detect": True}).json()
+        graph = c.post("/v1/graph", json={"table": SHEET, "detect": True, "active_cell": "B4"}).json()
+        plain = c.post("/v1/graph", json={"table": SHEET}).json()
+        bad = c.post("/v1/graph", json={"table": SHEET, "detect": True, "active_cell": "nope"})
+    assert body["answer"] == ["120"] and body["region"] == "'P&L'!A3:C5"
+    assert any("detected the table" in w for w in body["warnings"])
+    assert graph["region"] == "'P&L'!A3:C5" and graph["range"] == "A3:C5" and graph["warnings"]
+    assert plain["region"] == "'P&L'!A1:C6" and not plain["warnings"]
+    assert bad.status_code == 422

@@ -44,7 +44,7 @@ async def ask_job(
     if body.engine == "llm" and not settings.llm_configured:
         raise ApiError(409, "engine_unavailable", "engine 'llm' is not available: no LLM model is configured")
     uses_llm = body.engine == "llm" or (body.engine == "auto" and settings.llm_configured)
-    table = await run_in_threadpool(to_table, body.table, runtime.server)
+    table = await run_in_threadpool(to_table, body, runtime.server, body.question)
     if body.answer_cell and split_sheet_ref(body.answer_cell)[0] is None and not table.sheet:
         message = "answer_cell: name the sheet (Sheet!K2); the table has no origin"
         raise ApiError(422, "invalid_request", message)

@@ -13,7 +13,10 @@ from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
-from celltrace.shared.schemas import AskResult, TablePayload
+from celltrace.shared.a1 import parse_cell, split_sheet_ref
+from celltrace.shared.api_models import TableRequest
+from celltrace.shared.detect import locate
+from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table, TableError
 
 
@@ -67,18 +70,28 @@ def check_question(question: str, settings: ServerSettings) -> None:
         )
 
 
-def to_table(payload: TablePayload, settings: ServerSettings) -> Table:
-    """The engine table of a validated payload (run in a worker thread for big tables).
+def to_table(body: TableRequest, settings: ServerSettings, question: str | None = None) -> Table:
+    """The engine table of a validated request (run in a worker thread for big tables); with
+    `detect`, the table block holding `active_cell`, else the one `question` matches best.
 
     The cell limit is normally enforced on the raw body already; this catches what that scan cannot see.
     """
+    payload = body.table
     cells = sum(len(row) for row in payload.cells)
     if cells > settings.max_cells:
         raise ApiError(413, "too_many_cells", f"the table has more than {settings.max_cells:,} cells")
     try:
-        return payload.to_table()
+        table = payload.to_table()
     except TableError as exc:
         raise ApiError(422, "invalid_request", f"table: {exc}") from None
+    if not body.detect:
+        return table
+    cell = None
+    if body.active_cell is not None:
+        row, col = parse_cell(split_sheet_ref(body.active_cell)[1])
+        top, left = table.origin.top_left if table.origin else (1, 1)
+        cell = (row - top, col - left)
+    return locate(table, question, cell)
 
 
 async def run_job(work: Callable[[Emit], Any], runtime: Runtime, uses_llm: bool) -> AsyncIterator[EngineJob]:

@@ -11,17 +11,18 @@ from celltrace.server.api.deps import RuntimeDep, to_table
 from celltrace.server.api.runtime import Runtime
 from celltrace.shared.api_models import ErrorBody, GraphRequest
 from celltrace.shared.graph_json import graph_result
-from celltrace.shared.schemas import GraphResult, TablePayload
+from celltrace.shared.schemas import GraphResult
 
 ERRORS = {code: {"model": ErrorBody} for code in (401, 413, 422)}
 router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 
-def _graph(payload: TablePayload, runtime: Runtime) -> GraphResult:
-    table = to_table(payload, runtime.server)
+def _graph(body: GraphRequest, runtime: Runtime) -> GraphResult:
+    table = to_table(body, runtime.server)
     max_edges = runtime.server.graph_max_edges
     return runtime.graph_cache.get_or_compute(
-        (table.content_hash(), table.origin, max_edges), lambda: graph_result(table, max_edges)
+        (table.content_hash(), table.origin, tuple(table.warnings), max_edges),
+        lambda: graph_result(table, max_edges),
     )
 
 
@@ -29,4 +30,4 @@ def _graph(payload: TablePayload, runtime: Runtime) -> GraphResult:
 async def graph(body: GraphRequest, runtime: RuntimeDep) -> GraphResult:
     """Nodes (cells and merged areas) and same-row/same-column edges of a table."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(runtime.executor, _graph, body.table, runtime)
+    return await loop.run_in_executor(runtime.executor, _graph, body, runtime)

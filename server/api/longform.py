@@ -59,7 +59,7 @@ async def longform_job(
     check_question(body.question, runtime.server)
     if not runtime.engine.llm_configured:
         raise ApiError(409, "engine_unavailable", "the long-form engine needs an LLM; none is configured")
-    table = await run_in_threadpool(to_table, body.table, runtime.server)
+    table = await run_in_threadpool(to_table, body, runtime.server, body.question)
 
     def work(emit: Emit) -> LongformResult:
         def on_step(step: LongformStep) -> None:

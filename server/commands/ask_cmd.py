@@ -64,7 +64,7 @@ def ask(
     from celltrace.server.engine.api import answer_question
 
     question = question_arg(question)
-    tbl = load_table(workbook, sheet, range_, name, table)
+    tbl = load_table(workbook, sheet, range_, name, table, question)
     output = prepare_ask_output(
         workbook, tbl, out=out, answer_cell=answer_cell, in_place=in_place, overwrite=overwrite
     )
@@ -108,6 +108,9 @@ def _human(result: AskResult) -> str:
         for i, step in enumerate(result.steps, 1):
             lines.append(f"  {i}. {'; '.join(format_action(a) for a in step.actions) or '(no action)'}")
             lines += [f"     → {o}" for o in step.observations]
+    if result.region:
+        lines.append(f"Table: {result.region}")
+    lines += [f"Warning: {w}" for w in result.warnings]
     u = result.usage
     lines.append(
         f"Engine: {result.engine}; {u.llm_calls} LLM call(s), {u.prompt_tokens}+{u.completion_tokens} "

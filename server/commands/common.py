@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import clean_question
 from celltrace.shared.table import Table
@@ -31,7 +32,9 @@ SheetOpt = Annotated[
 RangeOpt = Annotated[
     str | None,
     typer.Option(
-        "--range", help="A1 range such as A1:H20 (default: the used range).", rich_help_panel=_SELECT
+        "--range",
+        help="A1 range such as A1:H20 (default: the table detected in the used range).",
+        rich_help_panel=_SELECT,
     ),
 ]
 NameOpt = Annotated[
@@ -52,12 +55,18 @@ def load_table(
     range_: str | None = None,
     name: str | None = None,
     table: str | None = None,
+    question: str | None = None,
 ) -> Table:
-    """Read the selected range; `--range`, `--name` and `--table` are mutually exclusive."""
+    """Read the selected range; `--range`, `--name` and `--table` are mutually exclusive.
+
+    Without any of them the table block is detected in the sheet's used range (the one `question`
+    matches best when the sheet holds several; see `celltrace.shared.detect`).
+    """
     given = [flag for flag, v in (("--range", range_), ("--name", name), ("--table", table)) if v is not None]
     if len(given) > 1:
         raise UserError(f"{' and '.join(given)} cannot be combined; give at most one")
-    return read_table(workbook, sheet=sheet, range=range_, name=name, table=table)
+    tbl = read_table(workbook, sheet=sheet, range=range_, name=name, table=table)
+    return locate(tbl, question) if not given else tbl
 
 
 def question_arg(question: str) -> str:

@@ -65,7 +65,7 @@ def longform(
 
     question = question_arg(question)
     initial = user_plan(_read_json(plan)) if plan is not None else None
-    tbl = load_table(workbook, sheet, range_, name, table)
+    tbl = load_table(workbook, sheet, range_, name, table, question)
     output = prepare(workbook, out, in_place=False) if out is not None else None
     result = answer_longform(tbl, question, plan=initial)
     if output is not None and result.status == "answered":

@@ -72,7 +72,7 @@ def answer_question(
         if state is None:
             return AskResult(
                 question=question, status="failed", error=final.error, engine=chosen,
-                seconds=time.monotonic() - started,
+                seconds=time.monotonic() - started, region=table.region, warnings=list(table.warnings),
             )  # fmt: skip
         return _result(question, chosen, state, final, started)
 
@@ -137,7 +137,7 @@ def _result(
         status=final.status,
         error=final.error,
         error_code=final.error_code,
-        warnings=warnings or [],
+        warnings=[*table.warnings, *(warnings or [])],
         engine=engine,
         answer=answer,
         value=value,
@@ -148,4 +148,5 @@ def _result(
         steps=state.steps,
         usage=state.usage.to_usage(),
         seconds=time.monotonic() - started,
+        region=table.region,
     )

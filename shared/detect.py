@@ -1,0 +1,241 @@
+"""Find the table block(s) in a sheet's used range: captions above, notes below, several tables.
+
+A sheet as people keep it holds more than one grid: a title line and a unit line above the table,
+blank separator rows, notes and sources under it, sometimes a second table further down. The used
+range is cut into runs of non-blank rows; within and across runs:
+
+* a *line* row holds one label starting in the first used column (a title, a caption such as
+  `(in millions)`, a note, a source);
+* a run of label rows with no figures (a header row split off by a blank row) joins the run below
+  it, so a header band may contain blank rows;
+* a run whose first grid row is not a header row (it holds figures) continues the table above it
+  with the section lines before it (blank rows between sections of a statement);
+* line rows before a table's first grid row are its caption (`Table.title`): those in its own run
+  and the run of lines just above it; line rows after its last grid row are its notes (but the run
+  right above the next table is that table's caption).
+
+`detect_blocks` returns the blocks; `crop` cuts one out as a `Table` whose title is the caption and
+whose origin is the block's sheet address; `locate` picks the block a question matches best (or
+the one holding a given cell) and says, in `Table.warnings`, when the choice was a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.headers import is_number_text
+from celltrace.shared.table import Origin, Table
+
+_WORD = re.compile(r"[^\W_]+")
+_STOP = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on",
+     "or", "the", "to", "was", "were", "what", "which", "who", "with"}
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One table: grid rows `r0..r1` and columns `c0..c1` (0-based in the used range), with the
+    rows of its caption above and its notes below."""
+
+    r0: int
+    c0: int
+    r1: int
+    c1: int
+    caption_rows: tuple[int, ...] = ()
+    note_rows: tuple[int, ...] = ()
+
+    @property
+    def cells(self) -> int:
+        return (self.r1 - self.r0 + 1) * (self.c1 - self.c0 + 1)
+
+
+def detect_blocks(table: Table) -> list[Block]:
+    """The table blocks of a used range, top to bottom (one block when nothing needs cutting)."""
+    graph = CellGraph(table)
+    kinds = [_row_kind(graph, r) for r in range(table.n_rows)]
+    runs = _runs(kinds)
+    if not runs:
+        return []
+    groups: list[list[tuple[int, int]]] = []  # grid rows of each table, as runs
+    captions: list[list[int]] = []
+    notes: list[list[int]] = []
+    pending: list[list[int]] = []  # runs of line rows since the last table
+    for start, end in runs:
+        grid = [r for r in range(start, end + 1) if kinds[r] != "line"]
+        if not grid:
+            pending.append(list(range(start, end + 1)))
+            continue
+        first = grid[0]
+        if groups and (kinds[first] == "figures" or _header_only(groups[-1], kinds)):
+            groups[-1].append((start, end))  # section lines and a split header stay in the table
+        else:
+            # the line run next to the new table is its caption; earlier runs are the notes of the
+            # table above (all of them are the caption when there is none)
+            if groups:
+                notes[-1] += [r for run in pending[:-1] for r in run]
+                pending = pending[-1:]
+            captions.append([r for run in pending for r in run] + list(range(start, first)))
+            groups.append([(first, end)])
+            notes.append([])
+        pending = []
+    if groups:
+        notes[-1] += [r for run in pending for r in run]
+    return [_block(graph, kinds, group, captions[i], notes[i]) for i, group in enumerate(groups)]
+
+
+def _row_kind(graph: CellGraph, r: int) -> str:
+    """`blank`, `line` (one single-row label in the first column), `figures` (a number beside a
+    label) or `labels` (several labels, no figures)."""
+    nodes: dict[int, Node] = {}
+    for c in range(graph.n_cols):
+        n = graph.node_at(r, c)
+        if not n.empty:
+            nodes[n.id] = n
+    if not nodes:
+        return "blank"
+    cells = list(nodes.values())
+    if len(cells) == 1 and cells[0].c0 == 0 and cells[0].r0 == cells[0].r1 == r:
+        return "line"
+    numbers = [n for n in cells if n.c0 > 0 and (_is_number(n))]
+    return "figures" if numbers else "labels"
+
+
+def _is_number(node: Node) -> bool:
+    if isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return not (1800 <= node.value <= 2100 and float(node.value).is_integer())
+    return is_number_text(node.text)
+
+
+def _runs(kinds: list[str]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    start = None
+    for r, kind in enumerate([*kinds, "blank"]):
+        if kind != "blank" and start is None:
+            start = r
+        elif kind == "blank" and start is not None:
+            runs.append((start, r - 1))
+            start = None
+    return runs
+
+
+def _header_only(group: list[tuple[int, int]], kinds: list[str]) -> bool:
+    """The table so far has no figures: it is a header band interrupted by a blank row."""
+    return all(kinds[r] != "figures" for s, e in group for r in range(s, e + 1))
+
+
+def _block(
+    graph: CellGraph, kinds: list[str], group: list[tuple[int, int]], caption: list[int], after: list[int]
+) -> Block:
+    r0 = group[0][0]
+    grid_end = max(r for s, e in group for r in range(s, e + 1) if kinds[r] != "line")
+    notes = list(range(grid_end + 1, group[-1][1] + 1)) + after  # lines right under the grid, then runs
+    cols = [
+        c
+        for r in range(r0, grid_end + 1)
+        for c in range(graph.n_cols)
+        if not graph.node_at(r, c).empty
+    ]
+    c0, c1 = min(cols), max(cols)
+    for r in range(r0, grid_end + 1):  # merged areas reaching past the grid's own columns
+        for c in (c0, c1):
+            n = graph.node_at(r, c)
+            c0, c1 = min(c0, n.c0), max(c1, n.c1)
+    return Block(r0, c0, grid_end, c1, tuple(caption), tuple(notes))
+
+
+def crop(table: Table, block: Block) -> Table:
+    """The block as a table: its grid, its caption lines as the title, a sheet-address origin."""
+    rows = range(block.r0, block.r1 + 1)
+    cols = slice(block.c0, block.c1 + 1)
+    assert table.values is not None
+    merges = [
+        (m[0] - block.r0, m[1] - block.c0, m[2] - block.r0, m[3] - block.c0)
+        for m in table.merges
+        if block.r0 <= m[0] and m[2] <= block.r1 and block.c0 <= m[1] and m[3] <= block.c1
+    ]
+    caption = [_line_text(table, r) for r in block.caption_rows]
+    title = "\n".join(t for t in [table.title or "", *caption] if t)
+    origin = None
+    if table.origin is not None:
+        address = table.address(block.r0, block.c0, block.r1, block.c1)
+        origin = Origin(sheet=table.origin.sheet, address=address, workbook=table.origin.workbook)
+    return Table(
+        text=[table.text[r][cols] for r in rows],
+        values=[table.values[r][cols] for r in rows],
+        merges=merges,
+        title=title or None,
+        origin=origin,
+        hidden_rows=frozenset(r - block.r0 for r in table.hidden_rows if r in rows),
+        hidden_cols=frozenset(c - block.c0 for c in table.hidden_cols if block.c0 <= c <= block.c1),
+        warnings=list(table.warnings),
+    )
+
+
+def _line_text(table: Table, r: int) -> str:
+    return next((t.strip() for t in table.text[r] if t.strip()), "")
+
+
+def block_text(table: Table, block: Block) -> str:
+    """Caption, labels and cell text of a block (what a question can name)."""
+    parts = [_line_text(table, r) for r in block.caption_rows]
+    parts += [t for r in range(block.r0, block.r1 + 1) for t in table.text[r][block.c0 : block.c1 + 1]]
+    return " ".join(parts)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
+
+
+def best_block(table: Table, blocks: list[Block], question: str) -> Block:
+    """The block sharing the most question words (ties: the larger block, then the upper one)."""
+    asked = _words(question)
+
+    def score(b: Block) -> tuple[int, int, int]:
+        return (len(asked & _words(block_text(table, b))), b.cells, -b.r0)
+
+    return max(blocks, key=score)
+
+
+def locate(table: Table, question: str | None = None, cell: tuple[int, int] | None = None) -> Table:
+    """The table block to answer from: the one holding `cell` (0-based in `table`), else the one
+    `question` matches best, else the largest. Warns when the used range held several tables or
+    lines outside the table were left out."""
+    blocks = detect_blocks(table)
+    if not blocks:
+        return table
+    chosen = None
+    if cell is not None:
+        chosen = next((b for b in blocks if b.r0 <= cell[0] <= b.r1 and b.c0 <= cell[1] <= b.c1), None)
+    if chosen is None and question is not None:
+        chosen = best_block(table, blocks, question)
+    if chosen is None:
+        chosen = max(blocks, key=lambda b: (b.cells, -b.r0))
+    whole = (chosen.r0, chosen.c0, chosen.r1, chosen.c1) == (0, 0, table.n_rows - 1, table.n_cols - 1)
+    if len(blocks) == 1 and whole:
+        return table
+    out = crop(table, chosen)
+    where = out.region or _address(table, chosen)
+    if len(blocks) > 1:
+        others = ", ".join(_address(table, b) for b in blocks if b is not chosen)
+        if cell is not None and chosen.r0 <= cell[0] <= chosen.r1 and chosen.c0 <= cell[1] <= chosen.c1:
+            how = "the one holding the selected cell"
+        else:
+            how = "the one the question matches best" if question is not None else "the largest"
+        out.warnings.append(
+            f"the sheet holds {len(blocks)} tables: used {where} ({how}), not {others}; "
+            "give a range to choose another"
+        )
+    else:
+        detail = [part for part, rows in (("title lines above kept as the caption", chosen.caption_rows),
+                                          ("notes below left out", chosen.note_rows)) if rows]
+        out.warnings.append(
+            f"no range given: detected the table at {where}" + (f" ({'; '.join(detail)})" if detail else "")
+        )
+    return out
+
+
+def _address(table: Table, b: Block) -> str:
+    return table.address(b.r0, b.c0, b.r1, b.c1)
