@@ -34,6 +34,14 @@ def eval_(
         bool, typer.Option(help="Add judge_acc: an LLM judge (stage JUDGE, Figure 15 prompt).")
     ] = False,
     judge_cache: Annotated[Path, typer.Option(help="Cache file of judge verdicts.")] = DEFAULT_JUDGE_CACHE,
+    via_xlsx: Annotated[
+        bool,
+        typer.Option(
+            "--via-xlsx",
+            help="Write each table as a real-layout workbook (title line, blank rows, notes, a second "
+            "table on the sheet) and answer from the whole sheet with table detection (no range).",
+        ),
+    ] = False,
 ) -> None:
     """Answer every record from its table only, score it, and print one JSON summary."""
     verdict = None
@@ -51,5 +59,5 @@ def eval_(
                 row["question"], row.get("_gold") or "", _prediction_text(row["prediction"]), meter
             )
 
-    summary = evaluate(data, engine, limit, workers, out, resume, verdict)
+    summary = evaluate(data, engine, limit, workers, out, resume, verdict, via_xlsx)
     print(json.dumps(summary))

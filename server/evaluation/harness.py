@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from tqdm import tqdm
 
 from celltrace.server.evaluation.calibration import auroc, ece
+from celltrace.server.evaluation.layouts import Placement, layout_for, map_evidence, write_layout
 from celltrace.server.evaluation.metrics import (
     em_lenient,
     em_strict,
@@ -32,11 +34,15 @@ from celltrace.server.evaluation.metrics import (
     scored_answer,
 )
 from celltrace.server.settings import Settings
+from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
+from celltrace.shared.xlsx_read import read_table
 
 Engine = Literal["auto", "llm", "offline"]
+XLSX_KEY = "_xlsx"
+"""Record key (added by `write_workbooks`, never in data files) naming a record's layout workbook."""
 
 
 def is_longform(record: dict[str, Any]) -> bool:
@@ -113,7 +119,12 @@ def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
         if not record:
             raise ValueError("the line is not a JSON object")
         table = Table.from_record({"table": record.get("table") or {}})
+        workbook = record.get(XLSX_KEY)
+        if workbook is not None:  # --via-xlsx: the whole sheet of the real-layout workbook
+            table = locate(read_table(workbook["path"]), question)
         prediction = _answer(table, question, engine, longform=is_longform(record))
+        if workbook is not None:
+            prediction = map_evidence(prediction, Placement(tuple(workbook["rows"]), workbook["left"]))
     except Exception as exc:  # per-record isolation: any failure is this record's failure
         prediction = _failed_prediction(question, engine, f"{type(exc).__name__}: {exc}")
     return _row(line_no, record, prediction)
@@ -130,6 +141,35 @@ def _answer(table: Table, question: str, engine: Engine, longform: bool) -> dict
     from celltrace.server.engine.api import answer_question
 
     return answer_question(table, question, engine=engine).model_dump()
+
+
+def write_workbooks(lines: list[tuple[int, str]], folder: Path) -> list[tuple[int, str]]:
+    """Write each distinct table of `lines` as a real-layout workbook in `folder` (see `layouts`) and
+    return the lines with the workbook and its placement under `XLSX_KEY`."""
+    distinct: dict[str, int] = {}
+    tables: list[Table] = []
+    out = []
+    for n, line in lines:
+        record = _record(line)
+        try:
+            table = Table.from_record({"table": record.get("table") or {}})
+        except Exception:  # a broken record fails in answer_line, like without --via-xlsx
+            out.append((n, line))
+            continue
+        key = table.content_hash()
+        if key not in distinct:
+            distinct[key] = len(tables)
+            tables.append(table)
+        i = distinct[key]
+        path = folder / f"table-{i}.xlsx"
+        if not path.exists():
+            other = tables[i - 1] if i else None
+            placement = write_layout(path, table, layout_for(i), other)
+            (folder / f"table-{i}.json").write_text(json.dumps([placement.rows, placement.left]))
+        rows, left = json.loads((folder / f"table-{i}.json").read_text())
+        record[XLSX_KEY] = {"path": str(path), "rows": rows, "left": left}
+        out.append((n, json.dumps(record, ensure_ascii=False)))
+    return out
 
 
 def read_lines(path: Path, limit: int | None) -> list[tuple[int, str]]:
@@ -326,8 +366,13 @@ def evaluate(
     out: Path | None = None,
     resume: bool = False,
     judge: Callable[[dict[str, Any]], bool] | None = None,
+    via_xlsx: bool = False,
 ) -> dict[str, Any]:
-    """Run the evaluation and return the summary; rows stream to `out` as they complete."""
+    """Run the evaluation and return the summary; rows stream to `out` as they complete.
+
+    `via_xlsx`: each table is written as a real-layout workbook (title, notes, a second table...)
+    and read back as a whole sheet with table detection, as a user's file would be.
+    """
     if resume and out is None:
         raise UserError("--resume needs --out (the file whose finished ids are skipped)")
     if workers < 1:
@@ -349,7 +394,10 @@ def evaluate(
                     fh.flush()
 
         started = time.monotonic()
-        run_rows(todo, engine, workers, on_row)
+        with tempfile.TemporaryDirectory(prefix="celltrace-layouts-") as folder:
+            if via_xlsx:
+                todo = write_workbooks(todo, Path(folder))
+            run_rows(todo, engine, workers, on_row)
         elapsed = time.monotonic() - started
     finally:
         if fh is not None:

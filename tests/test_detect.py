@@ -1,0 +1,170 @@
+"""Table detection on real layouts: title, blank rows, unit rows, notes, two tables, a 10-K statement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from typer.testing import CliRunner
+
+from celltrace.server.cli import _register, app
+from celltrace.server.evaluation import harness
+from celltrace.server.evaluation.layouts import (
+    Layout,
+    income_statement,
+    number_cell,
+    write_layout,
+)
+from celltrace.shared.detect import detect_blocks, locate
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
+from celltrace.shared.xlsx_read import read_table
+
+FARMS = Table(
+    text=[
+        ["farm type", "2016", "2011"],
+        ["", "percent", ""],
+        ["dairy", "12.5", "14.0"],
+        ["grain", "30.1", "28.7"],
+        ["total", "100.0", "100.0"],
+    ],
+    title="farms by type, census years",
+)
+WAGES = Table(
+    text=[
+        ["occupation", "men", "women"],
+        ["nurses", "71,300", "68,200"],
+        ["teachers", "64,100", "62,900"],
+    ],
+    title="median wages by occupation and sex",
+)
+
+
+def _read(tmp_path: Path, layout: Layout, other: Table | None = None) -> tuple[Table, Table]:
+    path = tmp_path / "book.xlsx"
+    write_layout(path, FARMS, layout, other)
+    raw = read_table(path)
+    return raw, locate(raw, "what percent of farms were dairy farms in 2016?")
+
+
+def test_title_blank_row_and_notes_are_cut_off_with_a_warning(tmp_path: Path) -> None:
+    raw, table = _read(tmp_path, Layout(notes=True))
+    assert raw.text[0][0] == FARMS.title and raw.n_rows > FARMS.n_rows + 4
+    assert table.text == FARMS.text and table.title == FARMS.title
+    assert table.region == "Data!A3:C7"
+    assert "detected the table at Data!A3:C7" in table.warnings[-1]
+    assert "notes below left out" in table.warnings[-1]
+
+
+def test_unit_row_is_a_unit_not_the_innermost_level_that_matters(tmp_path: Path) -> None:
+    _, table = _read(tmp_path, Layout(notes=True))
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert headers.header_rows == 2
+    assert headers.unit_for(graph.node_at(3, 2)) == "percent"
+
+
+def test_blank_row_between_header_band_and_body(tmp_path: Path) -> None:
+    _, table = _read(tmp_path, Layout(header_gap=True))
+    assert table.n_rows == FARMS.n_rows + 1 and not any(table.text[2])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert headers.header_rows == 2 and headers.is_data(graph.node_at(3, 1))
+
+
+@pytest.mark.parametrize("where", ["above", "below"])
+def test_two_tables_the_question_picks_one(tmp_path: Path, where: str) -> None:
+    raw, table = _read(tmp_path, Layout(notes=True, second_table=where), other=WAGES)
+    blocks = detect_blocks(raw)
+    assert len(blocks) == 2
+    assert table.text == FARMS.text and table.title == FARMS.title
+    assert "the sheet holds 2 tables" in table.warnings[-1]
+    wages = locate(raw, "what were the median wages of women teachers?")
+    assert wages.text == WAGES.text and wages.title == WAGES.title
+    assert locate(raw, cell=(blocks[1].r0 + 1, 1)).origin == (wages if where == "below" else table).origin
+
+
+def test_income_statement_caption_unit_and_sections(tmp_path: Path) -> None:
+    path = tmp_path / "10k.xlsx"
+    income_statement(path)
+    table = locate(read_table(path), "What was net income in 2018?")
+    assert table.region == "'Income Statement'!A4:D21"
+    assert table.title is not None and "(in millions, except per share data)" in table.title
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert (headers.header_rows, headers.header_cols) == (2, 1)
+    row = next(r for r in range(table.n_rows) if table.text[r][0] == "Net income")
+    net_income_2018 = graph.node_at(row, 2)
+    assert [n.text for n in headers.col_path(net_income_2018)] == ["Year ended December 31", "2018"]
+    assert net_income_2018.value == 2558 and headers.unit_for(net_income_2018) == "millions"
+    diluted = next(graph.node_at(r, 1) for r in range(table.n_rows) if table.text[r][0].strip() == "Diluted")
+    assert headers.unit_for(diluted) is None  # per-share data is exempt from the caption's scale
+
+
+def test_a_clean_used_range_is_returned_unchanged_without_warnings() -> None:
+    assert locate(FARMS) is FARMS and detect_blocks(FARMS)[0].caption_rows == ()
+
+
+def test_statement_sections_after_blank_rows_stay_in_one_table() -> None:
+    t = Table(text=[
+        ["Statement", "", ""],
+        ["", "2017", "2016"],
+        ["", "", ""],
+        ["Revenue", "", ""],
+        ["  Cargo", "5", "6"],
+        ["", "", ""],
+        ["Expenses", "", ""],
+        ["  Fuel", "3", "4"],
+        ["Source: annual report", "", ""],
+    ])  # fmt: skip
+    blocks = detect_blocks(t)
+    assert [(b.r0, b.r1, b.caption_rows, b.note_rows) for b in blocks] == [(1, 7, (0,), (8,))]
+
+
+def test_number_cells_round_trip_the_displayed_text() -> None:
+    assert number_cell("1,234") == (1234, "#,##0")
+    assert number_cell("(7.8)") == (-7.8, "0.0;(0.0)")
+    assert number_cell("24.5%")[1] == "0.0%"
+    assert number_cell("..") == ("..", None) and number_cell("05") == ("05", None)
+
+
+def test_eval_via_xlsx_answers_from_the_whole_sheet(tmp_path: Path) -> None:
+    records = [
+        {"id": f"r{i}", "dataset": "hitab", "question": q, "answers": [a], "answer_cells": [cell],
+         "table": {"title": t.title, "cells": t.text, "merges": []}}
+        for i, (t, q, a, cell) in enumerate([
+            (FARMS, "what percent of farms were grain farms in 2011?", "28.7", [3, 2]),
+            (WAGES, "what were the median wages of women nurses?", "68,200", [1, 2]),
+            (FARMS, "what percent of farms were dairy farms in 2016?", "12.5", [2, 1]),
+        ])
+    ]  # fmt: skip
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    summary = harness.evaluate(data, "offline", out=out, via_xlsx=True)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary["em_strict"] == 100.0 and summary["evidence_recall"] == 1.0
+    assert all(r["prediction"]["region"].startswith("Data!") for r in rows)
+    assert all("_xlsx" not in r for r in rows)
+
+
+def test_ask_json_reports_region_and_reader_warnings(tmp_path: Path) -> None:
+    _register()
+    path = tmp_path / "book.xlsx"
+    write_layout(path, WAGES, Layout(notes=True))
+    wb = openpyxl.load_workbook(path)
+    wb["Data"]["B5"] = "=B4-1"  # a formula openpyxl cannot cache: the reader warns
+    wb.save(path)
+    result = CliRunner().invoke(
+        app,
+        ["ask", str(path), "what were the median wages of women nurses?", "--engine", "offline", "--json"],
+        env={"CELLTRACE_DENSE_RETRIEVAL": "false"},
+    )
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["answer"] == ["68,200"] and body["region"] == "Data!A3:C5"
+    assert any("no cached value" in w for w in body["warnings"])
+    assert any("detected the table at Data!A3:C5" in w for w in body["warnings"])
