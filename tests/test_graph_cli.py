@@ -32,13 +32,17 @@ def test_json_contract_on_the_example(monkeypatch, capsys) -> None:
     code, out, _ = run_main(monkeypatch, capsys, "graph", str(EXAMPLE), "--json")
     assert code == 0
     data = json.loads(out)
-    assert list(data) == ["sheet", "range", "nodes", "edges", "warnings"]
-    assert (data["sheet"], data["range"], data["warnings"]) == ("Operations", "A1:H28", [])
+    assert list(data) == ["sheet", "range", "nodes", "edges", "warnings", "region"]
+    # no range given: the title and unit lines above the statement are its caption, not its grid
+    assert (data["sheet"], data["range"], data["region"]) == ("Operations", "A3:H28", "Operations!A3:H28")
+    assert data["warnings"] == [
+        "no range given: detected the table at Operations!A3:H28 (title lines above kept as the caption)"
+    ]
     assert list(data["nodes"][0]) == ["id", "rows", "cols", "address", "text", "value", "empty"]
     by_text = {n["text"]: n for n in data["nodes"]}
     header = by_text["Year ended December 31"]
-    assert (header["rows"], header["cols"], header["address"]) == ([2], [2, 3, 4], "C3:E3")
-    assert by_text["Operating revenues"]["rows"] == [4, 5, 6, 7]
+    assert (header["rows"], header["cols"], header["address"]) == ([0], [2, 3, 4], "C3:E3")
+    assert by_text["Operating revenues"]["rows"] == [2, 3, 4, 5]
     passenger = next(n for n in data["nodes"] if n["address"] == "C5")
     assert (passenger["text"], passenger["value"], passenger["empty"]) == ("$38,722", 38722, False)
     assert any(n["text"].startswith("(") for n in data["nodes"])  # negatives in parentheses
@@ -60,8 +64,9 @@ def test_max_edges_and_selection_options(monkeypatch, capsys) -> None:
 def test_summary(monkeypatch, capsys) -> None:
     code, out, _ = run_main(monkeypatch, capsys, "graph", str(EXAMPLE))
     assert code == 0
-    assert out.startswith("financials.xlsx · Operations!A1:H28: 28 rows × 8 columns")
-    assert "merged areas: A1:H1" in out and "C3:E3 'Year ended December 31'" in out
+    assert out.startswith("financials.xlsx · Operations!A3:H28: 26 rows × 8 columns")
+    assert "merged areas: A3:B4" in out and "C3:E3 'Year ended December 31'" in out
+    assert "warning: no range given: detected the table at Operations!A3:H28" in out
 
 
 @pytest.mark.parametrize(
