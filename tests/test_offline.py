@@ -7,7 +7,10 @@ from tables import statement
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.solver import Grounder, Plan, _abbreviates, _acronym, _wants_label, solve
+from celltrace.server.offline.grounding import Grounder, Plan
+from celltrace.server.offline.lexicon import abbreviates, acronym
+from celltrace.server.offline.lookup import wants_label
+from celltrace.server.offline.solver import solve
 from celltrace.server.retrieval import Retriever
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
@@ -456,11 +459,11 @@ def test_union_of_listed_or_paraphrased_alternatives_is_a_sum() -> None:
 
 
 def test_abbreviations_are_truncations_or_vowel_free_contractions() -> None:
-    assert _abbreviates("att", "attempts") and _abbreviates("yds", "yards")
-    assert _abbreviates("td", "touchdown")
-    assert _abbreviates("avg", "average") and _abbreviates("pct", "percent")
-    assert not _abbreviates("ci", "canadian") and not _abbreviates("men", "management")
-    assert not _abbreviates("ca", "canada")
+    assert abbreviates("att", "attempts") and abbreviates("yds", "yards")
+    assert abbreviates("td", "touchdown")
+    assert abbreviates("avg", "average") and abbreviates("pct", "percent")
+    assert not abbreviates("ci", "canadian") and not abbreviates("men", "management")
+    assert not abbreviates("ca", "canada")
 
 
 def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
@@ -481,9 +484,9 @@ def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
 def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
     plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
     assert plan.answer == ["24.0"]
-    assert _wants_label("which province had the most men?")
-    assert _wants_label("who won, by what percent of votes?")
-    assert not _wants_label("how many men lived in quebec, which is in the east?")
+    assert wants_label("which province had the most men?")
+    assert wants_label("who won, by what percent of votes?")
+    assert not wants_label("how many men lived in quebec, which is in the east?")
 
 
 def test_ranking_skips_measure_labels_and_ranks_the_members() -> None:
@@ -512,7 +515,7 @@ def test_parenthesised_acronym_mentions_the_whole_label() -> None:
     ])
     plan, _ = run(table, "What was the ASM of Southwest in 2017?")
     assert plan.answer == ["153,811"]
-    assert _acronym("revenue passenger miles (rpms)") == {"rpms", "rpm"} and not _acronym("load factor (c)")
+    assert acronym("revenue passenger miles (rpms)") == {"rpms", "rpm"} and not acronym("load factor (c)")
 
 
 def test_amount_asked_before_a_which_clause_is_a_lookup_not_a_ranking() -> None:

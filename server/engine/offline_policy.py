@@ -20,7 +20,8 @@ from typing import Any, Literal
 
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.offline.solver import Plan, solve
+from celltrace.server.offline.grounding import Plan
+from celltrace.server.offline.solver import solve
 from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
@@ -122,9 +123,10 @@ def replay(plan: Plan, state: ReasoningState, headers: HeaderModel) -> list[Deci
             thought=f"Intersect the row and column headers to reach the {plan.operation} input cells.",
             actions=actions,
         ))  # fmt: skip
+    weighed = "; ".join(f"{op} → {', '.join(ans) or 'nothing'} (p={p:.2f})" for op, ans, p in plan.considered)
     decisions.append(Decision(
         thought=f"Operation {plan.operation} gives {', '.join(plan.answer) or 'no answer'} "
-        f"(confidence {plan.confidence:.2f}).",
+        f"(confidence {plan.confidence:.2f})." + (f" Candidates weighed: {weighed}." if weighed else ""),
         actions=[StepAction(name="AnswerQuestion")],
     ))  # fmt: skip
     return decisions

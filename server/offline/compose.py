@@ -15,11 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline import solver as sv
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import is_aggregate
+from celltrace.server.retrieval import tokens
 from celltrace.shared.graph import Node, normalise_text
 
 if TYPE_CHECKING:
-    from celltrace.server.offline.solver import Grounder, Line, Plan
+    from celltrace.server.offline.grounding import Grounder, Plan
+    from celltrace.server.offline.lines import Line
 
 Operand = tuple[Node, frozenset[int]]
 """A named header node and the indices of the lines under it."""
@@ -33,10 +36,10 @@ def _position(g: Grounder, node: Node) -> int:
     pos = g.qnorm.find(text)
     if pos >= 0:
         return pos
-    stems = set(sv._label_tokens(node.text))
+    stems = set(label_tokens(node.text))
     offset = 0
     for word in g.qnorm.split():
-        if set(sv.tokens(word)) & stems:
+        if set(tokens(word)) & stems:
             return offset
         offset += len(word) + 1
     return 999
@@ -111,11 +114,11 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
 def _literal_cover(g: Grounder, node: Node) -> float:
     """Share of the label's words, stopwords included, that the question holds (same word or stem)."""
     qwords = set(g.qnorm.split())
-    qstems = {t for w in qwords for t in sv.tokens(w)}
+    qstems = {t for w in qwords for t in tokens(w)}
     words = [w for w in normalise_text(node.text).split() if w.isalpha()]
     if not words:
         return 0.0
-    return sum(w in qwords or bool(set(sv.tokens(w)) & qstems) for w in words) / len(words)
+    return sum(w in qwords or bool(set(tokens(w)) & qstems) for w in words) / len(words)
 
 
 def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
@@ -129,7 +132,7 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
     anchor = min((p for p in found if p >= 0), default=0)
     best: tuple[int, str, list[Line], Line] | None = None
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
-        totals = [ln for ln in lines if sv._is_aggregate(ln)]
+        totals = [ln for ln in lines if is_aggregate(ln)]
         named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)]
         if not totals or not named:
             continue
@@ -150,7 +153,7 @@ def _distance(pos: int, anchor: int) -> int:
 
 
 def _all_aggregate(lines: list[Line], members: frozenset[int]) -> bool:
-    return all(sv._is_aggregate(ln) for ln in lines if ln.index in members)
+    return all(is_aggregate(ln) for ln in lines if ln.index in members)
 
 
 def _whole_rank(g: Grounder, part: Line, total: Line) -> tuple[int, float, int, int]:
@@ -161,14 +164,14 @@ def _whole_rank(g: Grounder, part: Line, total: Line) -> tuple[int, float, int, 
         shared += 1
     label = total.label
     mention = round(g.mention(label), 1) if label else 0.0
-    n_words = len(sv._label_tokens(label.text)) if label else 0
+    n_words = len(label_tokens(label.text)) if label else 0
     return shared, mention, -n_words, total.index
 
 
 def _count_line(g: Grounder, lines: list[Line]) -> Line:
     """The best-grounded line that holds counts rather than percentages (a share is computed)."""
     ranked = [ln for _, ln in g.best(lines)]
-    counts = [ln for ln in ranked if not any("percent" in sv._label_tokens(n.text) or "%" in n.text
+    counts = [ln for ln in ranked if not any("percent" in label_tokens(n.text) or "%" in n.text
                                              for n in ln.path)]
     return (counts or ranked)[0]
 

@@ -1,0 +1,212 @@
+"""Fit the offline engine's confidence model on hitab_train (never on dev) and check it on dev.
+
+    python benchmarks/fit_confidence.py collect ../shared/data/hitab_train.jsonl train.feats.jsonl
+    python benchmarks/fit_confidence.py fit train.feats.jsonl   # writes server/offline/confidence_model.json
+    python benchmarks/fit_confidence.py check dev.feats.jsonl   # AUROC / ECE / precision at thresholds
+
+`collect` runs the offline solver on every record (gold read only for the label `right`) and writes
+one JSON line of features per question. `fit` trains gradient-boosted trees (scikit-learn, a dev-time
+tool only) with out-of-fold predictions grouped by table, reports OOF AUROC/ECE, and exports the
+trees as JSON that `celltrace.server.offline.confidence.probability` evaluates without scikit-learn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+MODEL = Path(__file__).resolve().parents[1] / "server" / "offline" / "confidence_model.json"
+
+
+def _init_worker() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _solve_table(records: list[dict]) -> list[dict]:
+    """Every candidate plan of every question of one table, with its features and correctness."""
+    from celltrace.server.evaluation.metrics import em_strict
+    from celltrace.server.offline.solver import candidate_plans
+
+    graph, headers, retriever = _context(records[0])
+    out = []
+    for r in records:
+        for rank, (plan, feats) in enumerate(candidate_plans(r["question"], graph, headers, retriever)):
+            gold_cells = {tuple(c) for c in r.get("answer_cells") or []}
+            nodes = [graph.node(i) for i in plan.answer_nodes]
+            cell_hit = bool(nodes) and all(
+                any((rr, cc) in gold_cells for rr in n.rows for cc in n.cols) for n in nodes)
+            out.append({"id": r["id"], "rank": rank, "table": r["meta"].get("table_id") or r["id"],
+                        "aggregation": r.get("aggregation"), "operation": plan.operation,
+                        "answer": plan.answer, "gold": r["answers"],
+                        "right": bool(plan.answer) and em_strict(plan.answer, r["answers"]),
+                        "cell_hit": cell_hit, "features": feats})
+    return out
+
+
+def _context(record: dict):
+    from celltrace.server.retrieval import Retriever
+    from celltrace.shared.graph import CellGraph
+    from celltrace.shared.headers import infer_headers
+    from celltrace.shared.table import Table
+
+    graph = CellGraph(Table.from_record(record))
+    return graph, infer_headers(graph), Retriever(graph, dense=True)
+
+
+def collect(src: Path, dst: Path, workers: int, start: int, stop: int | None) -> None:
+    """Candidate plans of the tables `start:stop` of `src` (a seeded shuffle of its tables)."""
+    groups: dict[str, list[dict]] = {}
+    for line in src.open():
+        r = json.loads(line)
+        key = json.dumps([r["table"]["cells"], r["table"]["merges"]])
+        groups.setdefault(key, []).append(r)
+    tables = list(groups.values())
+    random.Random(0).shuffle(tables)  # a slice still samples every source
+    tables = tables[start:stop]
+    started, done = time.monotonic(), 0
+    with dst.open("w") as fh, ProcessPoolExecutor(workers, initializer=_init_worker) as pool:
+        for rows in pool.map(_solve_table, tables, chunksize=4):
+            for row in rows:
+                fh.write(json.dumps(row) + "\n")
+            done += 1
+            if done % 50 == 0:
+                print(f"{done}/{len(tables)} tables, {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
+def _load(path: Path) -> tuple[list[dict], list[str]]:
+    rows = [json.loads(line) for line in path.open()]
+    names = sorted(rows[0]["features"])
+    return rows, names
+
+
+def _matrix(rows: list[dict], names: list[str]):
+    import numpy as np
+
+    x = np.array([[r["features"].get(n, -1.0) for n in names] for r in rows], dtype=float)
+    y = np.array([int(r["right"]) for r in rows])
+    return x, y
+
+
+def report(p, y, label: str) -> None:
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    bins = np.minimum((p * 10).astype(int), 9)
+    ece = sum(abs(p[bins == b].mean() - y[bins == b].mean()) * (bins == b).mean()
+              for b in range(10) if (bins == b).any())
+    print(f"{label}: n={len(y)} acc={y.mean():.3f} auroc={roc_auc_score(y, p):.3f} ece={ece:.3f}")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
+        m = p >= t
+        if m.sum():
+            print(f"  t={t:.2f} coverage={m.mean():.3f} precision={y[m].mean():.3f}")
+
+
+def fit(path: Path, trees: int, depth: int, rate: float) -> None:
+    import numpy as np
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold
+
+    rows, names = _load(path)
+    x, y = _matrix(rows, names)
+    groups = [r["table"] for r in rows]
+
+    def model():
+        return GradientBoostingClassifier(n_estimators=trees, max_depth=depth, learning_rate=rate,
+                                          subsample=0.8, min_samples_leaf=20, random_state=0)
+
+    oof = np.zeros(len(y))
+    for train, test in GroupKFold(n_splits=5).split(x, y, groups):
+        oof[test] = model().fit(x[train], y[train]).predict_proba(x[test])[:, 1]
+    report(oof, y, "train out-of-fold, every candidate")
+    chosen = _choose(rows, oof)
+    first = [i for i, r in enumerate(rows) if r["rank"] == 0]
+    print(f"questions {len(first)}: first candidate right {y[first].mean():.3f}, most probable right "
+          f"{y[chosen].mean():.3f}, any right {_any_right(rows):.3f}")
+    report(oof[chosen], y[chosen], "train out-of-fold, chosen answers")
+    _export(model().fit(x, y), names, y, rate, MODEL, path)
+
+
+def _choose(rows: list[dict], p) -> list[int]:
+    """Index of the most probable candidate of each question (the first on ties)."""
+    best: dict[str, int] = {}
+    for i, r in enumerate(rows):
+        j = best.get(r["id"])
+        if j is None or p[i] > p[j]:
+            best[r["id"]] = i
+    return list(best.values())
+
+
+def _any_right(rows: list[dict]) -> float:
+    right: dict[str, bool] = {}
+    for r in rows:
+        right[r["id"]] = right.get(r["id"], False) or r["right"]
+    return sum(right.values()) / len(right)
+
+
+def _tree(t) -> dict:
+    return {"feature": [int(f) for f in t.feature], "threshold": [round(float(v), 6) for v in t.threshold],
+            "left": [int(v) for v in t.children_left], "right": [int(v) for v in t.children_right],
+            "value": [round(float(v[0][0]), 6) for v in t.value]}
+
+
+def check(path: Path) -> None:
+    import numpy as np
+
+    from celltrace.server.offline.confidence import probability
+
+    rows, _ = _load(path)
+    p = np.array([probability(r["features"]) if r["answer"] else 0.0 for r in rows])
+    y = np.array([int(r["right"]) for r in rows])
+    chosen = _choose(rows, p)
+    report(p[chosen], y[chosen], f"{path.name}, chosen answers")
+
+
+def _export(final, names: list[str], y, rate: float, dst: Path, src: Path) -> None:
+    import numpy as np
+
+    exported = {
+        "fitted_on": src.name, "features": names, "learning_rate": rate,
+        "init": float(np.log(y.mean() / (1 - y.mean()))),
+        "trees": [_tree(est[0].tree_) for est in final.estimators_],
+    }
+    dst.write_text(json.dumps(exported, separators=(",", ":")) + "\n")
+    print(f"wrote {dst} ({dst.stat().st_size} bytes)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("src", type=Path)
+    c.add_argument("dst", type=Path)
+    c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--start", type=int, default=0)
+    c.add_argument("--stop", type=int)
+    f = sub.add_parser("fit")
+    f.add_argument("feats", type=Path)
+    f.add_argument("--trees", type=int, default=150)
+    f.add_argument("--depth", type=int, default=3)
+    f.add_argument("--rate", type=float, default=0.05)
+    k = sub.add_parser("check")
+    k.add_argument("feats", type=Path)
+    a = ap.parse_args()
+    if a.cmd == "collect":
+        collect(a.src, a.dst, a.workers, a.start, a.stop)
+    elif a.cmd == "fit":
+        fit(a.feats, a.trees, a.depth, a.rate)
+    else:
+        check(a.feats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""Arithmetic over several grounded cells: sums over named items or alternatives, differences,
+ratios, shares and growth rates, averages (the arithmetic itself is `operations.compute`)."""
+
+from __future__ import annotations
+
+import re
+
+from celltrace.server.offline import compose
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.grounding import Grounder, Plan, headers_for, question_position, ranked_cells
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import Line, is_aggregate, value_cell
+from celltrace.server.offline.lookup import listed_items
+from celltrace.server.offline.ranking import ground_option
+from celltrace.server.retrieval import tokens
+from celltrace.shared.graph import normalise_text
+
+
+# ---- multi-cell arithmetic -----------------------------------------------------------------------
+def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
+    """Lines whose innermost label is fully mentioned, with the label's position in the question."""
+    out = []
+    seen_labels: set[str] = set()
+    for ln in lines:
+        lab = ln.label
+        if lab is None or g.mention(lab) < 0.99:
+            continue
+        key = normalise_text(lab.text)
+        pos = question_position(g, lab)
+        if key in seen_labels:
+            continue
+        seen_labels.add(key)
+        out.append((pos, ln))
+    out.sort(key=lambda x: x[0])
+    # drop labels contained in a longer mentioned label ("revenue" inside "cargo revenue")
+    keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
+    return [x for x, k in zip(out, keys, strict=True) if not any(k != o and k in o for o in keys)]
+
+
+def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
+    """Arithmetic over several cells: ≥ 2 mentioned lines on one axis × the best line on the other.
+
+    With a single mentioned line, `average` (and an explicit `sum`) runs over every non-aggregate
+    member of the other axis instead. A comparison (`rate of A lower than that of B`) grounds its two
+    operands first (`compose.operand_pair`: labels at any level, the most specific on ties).
+    """
+    if op == "diff" and ops.asks_comparison_amount(g.q):
+        plan = _solve_indirect(g, op)
+        if plan is not None:
+            return plan
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        mentioned = _mentioned_lines(g, lines)
+        if len(mentioned) < 2:
+            continue
+        chosen = [ln for _, ln in mentioned]
+        if op in ("diff", "ratio", "percent_of", "growth"):
+            chosen = chosen[:2]
+            if (op in ("diff", "growth") and _from_to(g.q)) or (op == "diff" and ops.comparison_is_less(g.q)):
+                chosen = chosen[::-1]
+            if op == "percent_of":
+                if not any(is_aggregate(ln) for ln in chosen):
+                    continue  # "what percent of X were Y" without a total is usually a lookup
+                if is_aggregate(chosen[0]):
+                    chosen = chosen[::-1]
+        elif op == "sum" and not joined(g.q):
+            continue
+        fixed = g.best(other)[0][1]
+        plan = compute_plan(g, op, axis, chosen, fixed)
+        if plan is not None:
+            return plan
+    plan = _solve_indirect(g, op)
+    if plan is not None:
+        return plan
+    if op == "average" or (op == "sum" and set(ops.words(g.q)) & {"sum", "combined", "altogether"}):
+        _, best_row = g.best(g.rows)[0]
+        _, best_col = g.best(g.cols)[0]
+        if g.line_score(best_row) >= g.line_score(best_col):
+            fixed, axis, members = best_row, "col", g.cols
+        else:
+            fixed, axis, members = best_col, "row", g.rows
+        return compute_plan(g, op, axis, [ln for ln in members if not is_aggregate(ln)], fixed)
+    return None
+
+
+def solve_union(g: Grounder) -> Plan | None:
+    """An amount for alternatives together (`either A or B`): the sum over the listed sibling items.
+
+    The items must include the alternative after the last `or`; None when a label the question
+    names holds the `or` itself (`family member or acquaintance`).
+    """
+    alts = ops.alternatives(g.q)
+    if not alts or any(" or " in f" {normalise_text(n.text)} " and g.mention(n) >= 0.99
+                       for ln in g.rows + g.cols for n in ln.path):
+        return None
+    last = set(tokens(alts[-1]))
+    options = [(axis, listed_items(g, lines), other)
+               for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))]
+    axis, items, other = max(options, key=lambda o: len(o[1]))
+    if len(items) < 2 or not any(last & set(tokens(n.text)) for n, _ in items):
+        return _union_of_options(g)
+    return compute_plan(g, "sum", axis, [ln for _, ln in items], g.best(other)[0][1])
+
+
+UNION_MIN_MATCH = 0.3
+"""Least Jaccard match of each alternative with its label when the labels are only paraphrased."""
+
+
+def _union_of_options(g: Grounder) -> Plan | None:
+    """Alternatives only paraphrased (`medium-sized centres or small metropolitan areas`): each one
+    grounded like a pair option; they must be distinct sibling labels (one level, one parent)."""
+    alts = ops.alternatives(g.q)
+    if len(alts) < 2:
+        return None
+    shared = frozenset.intersection(*(frozenset(label_tokens(a)) for a in alts))
+    best: tuple[float, str, list[Line], list[Line]] | None = None
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        found = [ground_option(g, a, lines, shared) for a in alts]
+        if any(f is None or f[0] < UNION_MIN_MATCH for f in found):
+            continue
+        nodes = [f[1] for f in found]  # type: ignore[index]
+        chosen = [f[2] for f in found]  # type: ignore[index]
+        parents = {tuple(n.id for n in ln.path[:ln.path.index(node)])
+                   for node, ln in zip(nodes, chosen, strict=True)}
+        if len({n.id for n in nodes}) < len(nodes) or len(parents) != 1:
+            continue
+        score = sum(f[0] for f in found) / len(found)  # type: ignore[index]
+        if best is None or score > best[0]:
+            best = (score, axis, chosen, other)
+    if best is None:
+        return None
+    _, axis, chosen, other = best
+    return compute_plan(g, "sum", axis, chosen, g.best(other)[0][1])
+
+
+def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
+    """Two operands named at any header level (`compose`): a ratio, or the part of a whole."""
+    if op == "percent_of":
+        grounded = compose.part_and_whole(g)
+    elif op == "ratio" and not _lookup_names(g, ops.RATIO_PHRASES):
+        grounded = compose.operand_pair(g)
+    elif op == "diff" and ops.asks_comparison_amount(g.q) and not _lookup_names(g, ops.DIFF_PHRASES):
+        grounded = compose.operand_pair(g)  # a table's own change/difference column is a lookup
+        if grounded is not None and ops.comparison_is_less(g.q):
+            axis, (first, second), fixed = grounded
+            grounded = (axis, [second, first], fixed)
+    else:
+        return None
+    return None if grounded is None else compute_plan(g, op, *grounded)
+
+
+def _lookup_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
+    """The best single cell's headers already name the operation (a `ratio` column): a lookup."""
+    ranked = ranked_cells(g)
+    if not ranked:
+        return False
+    _, row, col = ranked[0]
+    labels = {t for n in row.path + col.path for t in label_tokens(n.text)}
+    return bool(labels & stems(phrases))
+
+
+def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
+    nodes = [
+        value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln) for ln in chosen
+    ]
+    nodes = [n for n in nodes if g.h.is_data(n)]
+    nums = [ops.parse(n.text) for n in nodes]
+    if len(nodes) < 2 or any(n is None for n in nums):
+        return None
+    computed = ops.compute(op, nums)  # type: ignore[arg-type]
+    if computed is None:
+        return None
+    cov = g.coverage(*chosen, fixed)
+    conf = min(0.9, 0.4 + 0.6 * cov)
+    return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,
+                round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed,
+                stats={"operands": float(len(nodes)), "operand_coverage": cov})
+
+
+def _from_to(q: str) -> bool:
+    """`… from A to B` / `between A and B` with change wording: the later value comes first (B − A)."""
+    ql = q.lower()
+    return bool(re.search(r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b", ql)) and ops.has_phrase(
+        q, ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise", "rose",
+            "fell", "drop", "decline", "declined", "grow")
+    )
+
+
+def joined(q: str) -> bool:
+    """An explicit aggregate over listed items: `sum`/`combined`/`altogether`, or `total … and …`."""
+    w = set(ops.words(q))
+    return bool(w & {"sum", "combined", "altogether"}) or ("total" in w and "and" in w)
+
+
+def stems(phrases: tuple[str, ...]) -> set[str]:
+    return {t for p in phrases for w in p.split() for t in tokens(w)}

@@ -1,0 +1,163 @@
+"""Calibrated confidence of an offline answer: features of the solve, then a model fitted on train.
+
+`features(g, plan)` describes how the answer was reached (operation family, grounding coverage and
+margin, ties between different values, label completeness, table shape, general question cues);
+`probability(features)` maps them to the probability that the answer is right with a gradient-boosted
+model fitted on `hitab_train.jsonl` only (`benchmarks/fit_confidence.py`; the model is the data file
+`confidence_model.json`). Dev files are never used for fitting.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline import trees
+from celltrace.server.offline.grounding import ranked_cells
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import under_aggregate, value_cell
+from celltrace.shared.graph import normalise_text
+
+if TYPE_CHECKING:
+    from celltrace.server.offline.grounding import Grounder, Plan
+    from celltrace.server.offline.lines import Line
+
+OP_FAMILIES = (
+    "lookup", "lookup_label", "lookup_time", "lookup_each", "opposite", "arg", "top", "pair",
+    "sum", "diff", "ratio", "percent_of", "growth", "average", "none",
+)
+"""Operation families of `Plan.operation` (`argmax`/`argmin` → `arg`, `top3_max` → `top`, …)."""
+
+CUES = {
+    "cue_which": r"^\s*(?:in\s+)?(?:which|who|whom)\b|,\s*which\b",
+    "cue_how_many": r"\bhow\s+many\b",
+    "cue_how_much": r"\bhow\s+much\b",
+    "cue_percent": r"\bpercent|\bpercentage|\bproportion|%",
+    "cue_than": r"\bthan\b",
+    "cue_or": r"\bor\b",
+    "cue_and": r"\band\b",
+    "cue_total": r"\btotal|\bcombined|\baltogether|\bsum\b",
+    "cue_average": r"\baverage|\bmean\b",
+    "cue_change": r"\bchang|\bincreas|\bdecreas|\bdeclin|\bgr[eo]w|\bfell\b|\bdrop|\brise\b|\brose\b",
+    "cue_times": r"\btimes\b|\bratio\b|\bfold\b",
+    "cue_superlative": r"\b(?:most|least|highest|lowest|largest|smallest|greatest|biggest|top)\b",
+    "cue_comparative": r"\b(?:more|less|higher|lower|larger|smaller|greater|fewer)\b",
+    "cue_when": r"^when\b|\bwhat year\b|\bwhich year\b",
+    "cue_year": r"(?<!\d)(?:1[89]|20)\d\d(?!\d)",
+}
+"""General English cues of the question (their weights are learned on train, not set by hand)."""
+_CUES = {k: re.compile(v) for k, v in CUES.items()}
+
+
+def family(operation: str) -> str:
+    """The operation family of a plan's operation name."""
+    if operation.startswith("arg"):
+        return "arg"
+    if operation.startswith("top"):
+        return "top"
+    if operation.startswith("pair"):
+        return "pair"
+    if operation == "measure":
+        return "ratio"
+    return operation if operation in OP_FAMILIES else "none"
+
+
+def features(g: Grounder, plan: Plan) -> dict[str, float]:
+    """The numeric description of one candidate plan (names are stable: the model refers to them)."""
+    fam = family(plan.operation)
+    out: dict[str, float] = {f"op_{f}": float(f == fam) for f in OP_FAMILIES}
+    qn = g.qnorm
+    out.update({k: float(bool(rx.search(qn))) for k, rx in _CUES.items()})
+    out["heuristic"] = plan.confidence
+    out["n_answers"] = float(len(plan.answer))
+    out["n_answer_nodes"] = float(len(plan.answer_nodes))
+    out["n_header_nodes"] = float(len(plan.header_nodes))
+    out["answer_numeric"] = float(bool(plan.answer) and all(ops.parse(a) is not None for a in plan.answer))
+    out["answer_percent"] = float(any("%" in g.graph.node(i).text or "percent" in label_tokens(
+        " ".join(n.text for n in g.h.col_path(g.graph.node(i)) + g.h.row_path(g.graph.node(i))))
+        for i in plan.answer_nodes[:4]))
+    out["answer_is_label"] = float(bool(plan.answer_nodes) and all(
+        g.h.is_header(g.graph.node(i)) for i in plan.answer_nodes))
+    out["q_words"] = float(len(g.qwords))
+    out["rows"] = math.log1p(len(g.rows))
+    out["cols"] = math.log1p(len(g.cols))
+    out["header_rows"] = float(g.h.header_rows)
+    out["header_cols"] = float(g.h.header_cols)
+    # how much of the question the table's labels can explain at all
+    explained = {q for m in g._match.values() for q in m}
+    out["explainable"] = sum(g.w.get(q, 1.0) for q in explained) / g.total_w if g.w else 0.0
+    out["unexplained_words"] = float(sum(1 for _, st in g.qwords if st not in explained))
+    out["soft_labels"] = float(len(g._soft))
+    out.update(_lookup_features(g))
+    for key in ("rank_gap", "rank_ties", "rank_members", "pair_score", "pair_equal", "operands",
+                "operand_coverage"):
+        out[key] = float(plan.stats.get(key, -1.0))
+    return out
+
+
+OPERATION_STEMS = frozenset((
+    "total", "sum", "combin", "altogeth", "averag", "mean", "differ", "chang", "increas", "decreas",
+    "declin", "grow", "grew", "rise", "rose", "fell", "drop", "gap", "ratio", "time", "fold", "percent",
+    "proport", "share",
+))
+"""Stems of operation words; when the best cell's own labels hold one the question uses, the word
+names the cell (`average age`, `total revenue`) rather than asking for arithmetic."""
+
+
+def _lookup_features(g: Grounder) -> dict[str, float]:
+    """Grounding of the best single cell: score, margin over the best cell with another value,
+    cells tied with it that hold other values, coverage and label completeness."""
+    ranked = ranked_cells(g)
+    if not ranked:
+        return {"top_score": 0.0, "margin": 0.0, "ties_other": 0.0, "near_other": 0.0,
+                "coverage": 0.0, "row_mention": 0.0, "col_mention": 0.0, "aggregate_line": 0.0,
+                "candidates": 0.0, "op_word_in_labels": 0.0, "op_words": float(len(_operation_stems(g))),
+                "row_margin": 0.0, "col_margin": 0.0, "unexplained_by_cell": float(len(g.qwords)),
+                "year_conflict": 0.0, "year_unmatched": 0.0, "percent_mismatch": 0.0}
+    s0, r0, c0 = ranked[0]
+    path_words = {t for n in r0.path + c0.path + r0.notes for t in label_tokens(n.text)}
+    unexplained = [st for _, st in g.qwords if st not in path_words and not any(
+        st in g.matched(n) for n in r0.path + c0.path + r0.notes)]
+    q_years = set(_YEAR.findall(g.qnorm))
+    path_years = set(_YEAR.findall(" ".join(n.text for n in r0.path + c0.path)))
+    text0 = normalise_text(value_cell(g.graph, r0, c0).text)
+    others = [s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0]
+    runner = others[0] if others else 0.0
+    return {
+        "top_score": s0,
+        "margin": s0 - runner,
+        "ties_other": float(sum(1 for s in others if s >= s0 - 1e-9)),
+        "near_other": float(sum(1 for s in others if s >= s0 - 0.05)),
+        "coverage": g.coverage(r0, c0),
+        "row_mention": g.mention(r0.label) if r0.label else 0.0,
+        "col_mention": g.mention(c0.label) if c0.label else 0.0,
+        "aggregate_line": float(under_aggregate(r0) or under_aggregate(c0)),
+        "candidates": math.log1p(len(ranked)),
+        "op_word_in_labels": float(bool(_operation_stems(g) & path_words)),
+        "row_margin": _line_margin(g, g.rows, r0), "col_margin": _line_margin(g, g.cols, c0),
+        "unexplained_by_cell": float(len(unexplained)),
+        "year_conflict": float(bool(q_years and path_years and not q_years & path_years)),
+        "year_unmatched": float(bool(q_years - path_years)),
+        "percent_mismatch": float(("percent" in g.qtoks) != ("percent" in path_words or "%" in text0)),
+        "op_words": float(len(_operation_stems(g))),
+    }
+
+
+_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def _line_margin(g: Grounder, lines: list[Line], chosen: Line) -> float:
+    """How far the chosen line's own score is ahead of the best other line (negative: behind)."""
+    mine = g.line_score(chosen)
+    return mine - max((g.line_score(ln) for ln in lines if ln.index != chosen.index), default=0.0)
+
+
+def _operation_stems(g: Grounder) -> set[str]:
+    return {st for _, st in g.qwords} & OPERATION_STEMS
+
+
+def probability(feats: dict[str, float]) -> float:
+    """P(answer right | features) from the boosted trees fitted on train (`confidence_model.json`)."""
+    return trees.load("confidence_model").probability(feats)

@@ -1,0 +1,263 @@
+"""Grounding: which data rows and columns, and which cells, the question is about.
+
+Question tokens (stemmed, stopwords dropped) are weighted by rarity among the table's header labels
+(idf). Each data row has a row-header path (labels + parents) and each data column a column-header
+path. A cell (row, col) scores by how much of the coverable question its two paths explain, plus how
+completely the innermost labels are mentioned, plus an embedding match of the innermost labels against
+question n-grams when lexical evidence is weak (`Grounder`). `Plan` is what every operation returns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.lexicon import (
+    UNIT_CANON,
+    acronym,
+    content_words,
+    label_tokens,
+    match_words,
+    quantity_words,
+    tok_hits,
+)
+from celltrace.server.offline.lines import (
+    Line,
+    under_aggregate,
+    value_cell,
+)
+from celltrace.server.retrieval import Retriever, tokens
+from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.headers import HeaderModel, is_number_text
+
+TITLE_WEIGHT = 0.5
+"""Weight of question words the table title also holds: they often restate context, not a cell.
+Unit words (`percent`, `number`) keep full weight: a title listing them names several columns."""
+
+
+MAX_GRAMS = 48
+"""Question n-grams embedded per question (bounds the per-question model time)."""
+
+
+EMBED_MIN = 0.65
+"""Cosine (MiniLM) above which a label counts as softly mentioned by a question n-gram (HiTab dev
+lookups, dense: 0.55 → 67.2, 0.6 → 67.9, 0.65 → 68.1, 0.7 → 66.8; both table halves gain at 0.65)."""
+
+
+
+@dataclass
+class Plan:
+    """The solver's result: answer, evidence, operation and the VisitNode phrases to replay."""
+
+    answer: list[str]
+    answer_nodes: list[int]
+    header_nodes: list[int]
+    operation: str
+    confidence: float
+    explanation: str = ""
+    row_headers: list[int] = field(default_factory=list)
+    col_headers: list[int] = field(default_factory=list)
+    computed: ops.Computed | None = None
+    """The number behind a computed answer (value, style, unit kind); None for lookups."""
+    considered: list[tuple[str, list[str], float]] = field(default_factory=list)
+    """Every candidate plan the solver weighed: (operation, answer, calibrated probability)."""
+    stats: dict[str, float] = field(default_factory=dict)
+    """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
+
+
+class Grounder:
+    """Per-question scoring of labels, rows, columns and cells against the question.
+
+    Matching works on question *words*: a label matches a question word when they share a stem,
+    when one abbreviates the other (`yds` ~ `yards`, `td` ~ `touchdown`: same first letter and a
+    subsequence), or when one is the initials of consecutive words of the other (`asm` ~ `available
+    seat miles`). Abbreviation matches count 0.8. Question words are weighted by rarity among labels.
+    """
+
+    def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
+        self.q = question
+        self.graph, self.h, self.retriever = graph, headers, retriever
+        self.qnorm = normalise_text(question)
+        self.qwords = quantity_words(self.qnorm, content_words(question))
+        self.qtoks = {s for _, s in self.qwords}
+        self.rows = self._rows()
+        self.cols = self._cols()
+        label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
+        self._match: dict[int, dict[str, float]] = {
+            nid: match_words(n.text, self.qwords) for nid, n in label_nodes.items()
+        }
+        df: dict[str, int] = {}
+        for m in self._match.values():
+            for t in m:
+                df[t] = df.get(t, 0) + 1
+        n_labels = max(len(label_nodes), 1)
+        title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
+        self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
+                  for t, d in df.items()}
+        self.total_w = sum(self.w.values()) or 1.0
+        headers = {n.id: n for line in self.rows + self.cols for n in line.path}
+        self._soft = self._soft_matches(list(headers.values()))
+        self.ranked: list[tuple[float, Line, Line]] | None = None
+
+    # ---- lines --------------------------------------------------------------------------------
+    def _rows(self) -> list[Line]:
+        h, g = self.h, self.graph
+        out = []
+        for r in range(h.header_rows, g.n_rows):
+            if r in h.section_rows:
+                continue
+            cells = [g.node_at(r, c) for c in range(h.header_cols, g.n_cols)]
+            data = [n for n in cells if h.is_data(n) and n.r0 == r]
+            if not data:
+                continue
+            out.append(Line("row", r, h.row_path(data[0]), [n for n in data if _is_text_value(n)]))
+        return out
+
+    def _cols(self) -> list[Line]:
+        h, g = self.h, self.graph
+        out = []
+        for c in range(h.header_cols, g.n_cols):
+            data = [g.node_at(r, c) for r in range(h.header_rows, g.n_rows)]
+            data = [n for n in data if h.is_data(n) and n.c0 == c]
+            if not data:
+                continue
+            out.append(Line("col", c, h.col_path(data[0])))
+        return out
+
+    # ---- label matching -----------------------------------------------------------------------
+    def matched(self, node: Node) -> dict[str, float]:
+        m = self._match.get(node.id)
+        if m is None:
+            m = self._match[node.id] = match_words(node.text, self.qwords)
+        return m
+
+    def mention(self, node: Node, known: frozenset[str] = frozenset()) -> float:
+        """How completely the question mentions a label, in [0, 1].
+
+        Tokens in `known` (those the label shares with its parents) are left out unless nothing
+        else remains: `recent immigrant` under `immigrant` is mentioned only if `recent` is.
+        """
+        text = normalise_text(node.text)
+        if not text:
+            return 0.0
+        if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
+            return 1.0
+        if acronym(text) & self.qtoks:
+            return 1.0
+        ltoks = label_tokens(node.text)
+        ltoks = [t for t in ltoks if t not in known] or ltoks
+        lex = 0.0
+        if ltoks:
+            m = self.matched(node)
+            got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
+            lex = got / len(ltoks)
+        return max(lex, self._soft.get(node.id, 0.0))
+
+    def _soft_matches(self, nodes: list[Node]) -> dict[int, float]:
+        """Embedding match of header labels with no lexical hit against the question n-grams that
+        hold a question word no label explains lexically (none such: no model call)."""
+        r = self.retriever
+        if r is None or not r.dense:
+            return {}
+        cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None]
+        grams = self._unexplained_grams()
+        if not cands or not grams:
+            return {}
+        vecs = r.node_vectors([n.id for n in cands])
+        if vecs is None:
+            return {}
+        sims = (vecs @ r.embedder.encode(grams).T).max(axis=1)
+        return {n.id: 0.8 * float(s) for n, s in zip(cands, sims, strict=True) if s >= EMBED_MIN}
+
+    def _unexplained_grams(self) -> list[str]:
+        """Question 1-3-grams holding a content word that no label (nor text cell) matches."""
+        explained = {q for m in self._match.values() for q in m}
+        asked = ops.asked_category(self.q)
+        open_words = {raw for raw, st in self.qwords if st not in explained and raw != asked}
+        words = re.findall(r"[\w'&-]+", self.qnorm)
+        return list(dict.fromkeys(
+            " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
+            if open_words & set(words[i : i + k])
+        ))[:MAX_GRAMS]
+
+    # ---- scores ------------------------------------------------------------------------------
+    def coverage(self, *lines: Line | None) -> float:
+        """Weighted share of the coverable question words explained by the lines' labels."""
+        best: dict[str, float] = {}
+        for line in lines:
+            if line is None:
+                continue
+            for n in line.path + line.notes:
+                for q, v in self.matched(n).items():
+                    if v > best.get(q, 0.0):
+                        best[q] = v
+                if self._soft.get(n.id):
+                    best[f"#soft{n.id}"] = self._soft[n.id]
+        return sum(self.w.get(q, 1.0) * v for q, v in best.items()) / self.total_w
+
+    def _label_bonus(self, line: Line) -> float:
+        if line.label is None:
+            return 0.0
+        parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
+        known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
+        return 0.3 * self.mention(line.label, known) + 0.05 * parents
+
+    def line_score(self, line: Line) -> float:
+        """Coverage of the question by this line's path alone, plus label completeness.
+
+        An aggregate line (total/all) gets a small default bonus: an unqualified question means it.
+        """
+        return self.coverage(line) + self._label_bonus(line) + 0.02 * under_aggregate(line)
+
+    def pair_score(self, row: Line, col: Line) -> float:
+        agg = 0.02 * (under_aggregate(row) + under_aggregate(col))
+        return self.coverage(row, col) + self._label_bonus(row) + self._label_bonus(col) + agg
+
+    def best(self, lines: list[Line]) -> list[tuple[float, Line]]:
+        scored = [(self.line_score(ln), ln) for ln in lines]
+        scored.sort(key=lambda x: (-x[0], x[1].index))
+        return scored
+
+
+def _is_text_value(node: Node) -> bool:
+    """A data cell holding a name rather than a figure (`ALPA`, `first division`)."""
+    return bool(re.search(r"[^\W\d_]{3}", node.text)) and not is_number_text(node.text)
+
+
+
+def headers_for(g: Grounder, lines: list[Line]) -> list[int]:
+    """The headers that qualify the chosen lines: each line's header path, outermost first, without
+    labels spanning the whole table width (a title qualifies every cell, so it tells nothing)."""
+    width = g.graph.n_cols - 1
+    return list(
+        dict.fromkeys(n.id for line in lines for n in line.path if not (n.c0 == 0 and n.c1 == width))
+    )
+
+
+def question_position(g: Grounder, node: Node) -> int:
+    """Where the question mentions a label: its text, else its first token (words × 5)."""
+    pos = g.qnorm.find(normalise_text(node.text))
+    if pos < 0:
+        first = next(iter(tokens(node.text)), "")
+        pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
+    return pos
+
+
+# ---- lookup -----------------------------------------------------------------------------------
+def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
+    """Candidate (row, column) intersections, best first, computed once per question; cells with no
+    value (`..`, `-`) are skipped (statistical suppression marks are never the answer)."""
+    if g.ranked is None:
+        rows = g.best(g.rows)[:12]
+        cols = g.best(g.cols)[:12]
+        out = []
+        for _, r in rows:
+            for _, c in cols:
+                node = value_cell(g.graph, r, c)
+                if g.h.is_data(node) and re.search(r"\w", node.text):
+                    out.append((g.pair_score(r, c), r, c))
+        out.sort(key=lambda x: (-x[0], x[1].index, x[2].index))
+        g.ranked = out
+    return g.ranked

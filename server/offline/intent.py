@@ -1,0 +1,86 @@
+"""Intent: which operation the question's wording and the table's structure ask for.
+
+Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
+`top 3`) → growth, share, ratio, difference, average, sum → `respectively` lists → lookup. An operation
+word counts only when it is not part of the table's own labels or title (`average age` is a label).
+Each operation returns None when its operands are not found; every plan found is a candidate, and
+the solver lets the calibrated confidence model choose among them (`solver`).
+"""
+
+from __future__ import annotations
+
+from celltrace.server.offline import compose
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.arithmetic import joined, solve_multi, solve_union, stems
+from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import value_cell
+from celltrace.server.offline.lookup import solve_lookup, solve_respectively
+from celltrace.server.offline.measures import solve_measure
+from celltrace.server.offline.ranking import solve_argmax, solve_pair
+from celltrace.server.retrieval import tokens
+from celltrace.shared.graph import normalise_text
+
+
+def candidates(g: Grounder) -> list[Plan]:
+    """A plan for every operation the wording suggests whose operands are found, in detection order,
+    then the plain lookup; plans giving the same answer as an earlier one are dropped."""
+    question, graph, headers = g.q, g.graph, g.h
+    if not g.rows or not g.cols:
+        return [Plan([], [], [], "none", 0.0, "no data region found")]
+    found: list[Plan | None] = []
+    if ops.asks_union(question):
+        found.append(solve_union(g))
+    pair = ops.pair_options(question)
+    if pair is not None:
+        found.append(solve_pair(g, pair))
+    k = ops.top_k(question)
+    if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None
+                         and not ops.amount_before_name(question)):
+        found.append(solve_argmax(g, k or 1))
+    label_vocab = {t for text in [graph.table.title or "", *(n.text for n in headers.header_nodes())]
+                   for t in label_tokens(text)}
+    qstems = {t for w in ops.words(question) for t in tokens(w)}
+
+    def free(word_stems: set[str]) -> bool:
+        """An op word counts only when it is not part of the table's own labels or title."""
+        hits = word_stems & qstems
+        return bool(hits) and not hits <= label_vocab
+
+    lookup_is_percent = _lookup_is_percent(g)
+    for op, test in (
+        ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
+        ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
+        ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
+        ("diff", lambda q: (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
+         or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q)))),
+        ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))),
+        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q)),
+    ):
+        if test(question):
+            found.append(solve_multi(g, op))  # type: ignore[arg-type]
+    if "respectively" in ops.words(question):
+        found.append(solve_respectively(g))
+    found.append(solve_measure(g))
+    lookup = compose.opposite_of_decrease(solve_lookup(g), question)
+    plans: list[Plan] = []
+    for plan in [*found, lookup]:
+        if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
+            plans.append(plan)
+    return plans or [lookup]
+
+
+def _names_a_label(g: Grounder, phrase: str) -> bool:
+    """Some header label holds `phrase` (`more medical care use than usual`): not an operation."""
+    return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
+
+
+def _lookup_is_percent(g: Grounder) -> bool:
+    """The best single cell already is a percentage (shown with % or under a percent label)."""
+    ranked = ranked_cells(g)
+    if not ranked:
+        return False
+    _, row, col = ranked[0]
+    node = value_cell(g.graph, row, col)
+    labels = {t for n in row.path + col.path for t in label_tokens(n.text)}
+    return "%" in node.text or "percent" in labels

@@ -1,0 +1,151 @@
+"""Word-level matching of question words against label words (general English, no dataset terms).
+
+A label matches a question word when they share a stem, when one abbreviates the other (`yds` ~
+`yards`, `td` ~ `touchdown`: same first letter and a subsequence), when one is the initials of
+consecutive words of the other (`asm` ~ `available seat miles`), or by an English derivational ending
+(`canada` ~ `canadian`). Abbreviation-like matches count 0.8.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from celltrace.server.retrieval import STOPWORDS, tokens
+from celltrace.shared.graph import normalise_text
+
+UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "count": "number"}
+"""General quantity words folded together (`percentage`/`proportion`/`%` ~ `percent`)."""
+
+
+NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
+"""English negations: kept (as the token `not`) although function words, since they flip a label."""
+
+
+ORDINALS = {w: str(i) for i, w in enumerate(
+    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=1)}
+"""English ordinal words, read as their number so that `second quarter` ~ `2nd quarter`."""
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`);
+    ordinals read as numbers (`2nd`, `second` → `2`)."""
+    t = re.sub(r"(\d)\s*%", r"\1", normalise_text(text)).replace("%", " percent ")
+    t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
+    out = []
+    for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
+        if raw in NEGATION_WORDS:
+            out.append((raw, "not"))
+            continue
+        if raw in STOPWORDS:
+            continue
+        st = tokens(raw)
+        if st:
+            out.append((raw, UNIT_CANON.get(st[0], st[0])))
+    return tuple(out)
+
+
+def content_words(question: str) -> list[tuple[str, str]]:
+    """(raw word, canonical stem) of the question's content words, first occurrence order."""
+    seen: dict[str, tuple[str, str]] = {}
+    for raw, st in _stem_pairs(question):
+        seen.setdefault(st, (raw, st))
+    return list(seen.values())
+
+
+def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Add the quantity a `how many` question asks for: a percent (`how many percentage points`,
+    also written without the space) when a percent word is present, else a count (`number`)."""
+    if re.search(r"\bhow\s*many\s*percent", qnorm) and all(st != "percent" for _, st in qwords):
+        return [*qwords, ("percent", "percent")]
+    if re.search(r"\bhow many\b", qnorm) and all(st != "percent" for _, st in qwords):
+        return [*qwords, ("number", "number")]
+    return qwords
+
+
+def label_tokens(text: str) -> list[str]:
+    return list(dict.fromkeys(st for _, st in _stem_pairs(text)))
+
+
+def abbreviates(short: str, long: str) -> bool:
+    """`att` ~ `attempts`, `yds` ~ `yards`, `td` ~ `touchdown`: `short` (alphabetic, 2-5 letters,
+    shorter) is a truncation of `long` (a prefix of 3+ letters) or a contraction: its first letter,
+    then only consonants, in order (abbreviations drop vowels, so `ci` is not `canadian`)."""
+    if not (2 <= len(short) <= 5 and short.isalpha() and len(long) > len(short) and short[0] == long[0]):
+        return False
+    if len(short) >= 3 and long.startswith(short):
+        return True
+    if any(ch in VOWELS for ch in short[1:]):
+        return False
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+VOWELS = frozenset("aeiou")
+"""English vowel letters (a contraction keeps consonants only after its first letter)."""
+
+
+def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
+    """Question stems matched by a label → strength (1.0 same stem, 0.8 abbreviation/initials)."""
+    pairs = _stem_pairs(label)
+    lstems = {st for _, st in pairs}
+    lraw = [raw for raw, _ in pairs]
+    out: dict[str, float] = {}
+    qraw = [raw for raw, _ in qwords]
+    for raw, st in qwords:
+        if st in lstems:
+            out[st] = 1.0
+            continue
+        if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
+            out[st] = 0.8
+            continue
+        if any(abbreviates(lr, raw) or abbreviates(raw, lr) for lr in lraw):
+            out[st] = 0.8
+            continue
+        if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
+            out[st] = 0.8
+    for lr in lraw:  # label initials of consecutive question words: `asm` ~ available seat miles
+        if lr.isalpha() and 2 <= len(lr) <= 5:
+            for i in range(len(qraw) - len(lr) + 1):
+                if "".join(w[0] for w in qraw[i : i + len(lr)]) == lr:
+                    for _, st in qwords[i : i + len(lr)]:
+                        out.setdefault(st, 0.8)
+    return out
+
+
+DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic")
+"""English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
+`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `employ` ~ `employer`."""
+
+
+def _derived(base: str, stem: str) -> bool:
+    """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
+    return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
+            and stem[len(base):] in DERIVATION_SUFFIXES)
+
+
+def acronym(text: str) -> set[str]:
+    """Stems of a parenthesised acronym of the words before it: `available seat miles (asms)` →
+    {`asm`}. The acronym names the whole label, so a question using it mentions the label fully."""
+    out: set[str] = set()
+    for m in re.finditer(r"\(([a-z]{2,6})\)", text):
+        before = re.findall(r"[a-z]+", text[: m.start()])
+        if _initials_in(_singular(m.group(1)), before):
+            out.update(tokens(m.group(1)) + tokens(_singular(m.group(1))))
+    return out
+
+
+def _singular(abbr: str) -> str:
+    """`gars` → `gar`: the plural `s` of an initialism (kept when it is one of only two letters)."""
+    return abbr[:-1] if len(abbr) > 2 and abbr.endswith("s") else abbr
+
+
+def _initials_in(abbr: str, words: list[str]) -> bool:
+    n = len(abbr)
+    return any("".join(w[0] for w in words[i : i + n]) == abbr for i in range(len(words) - n + 1))
+
+
+def tok_hits(label_tok: str, q: str, strength: float) -> bool:
+    return label_tok == q or strength < 1.0

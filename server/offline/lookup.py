@@ -1,0 +1,149 @@
+"""Lookups: the best-grounded cell, a row's label (which/who), a row's year (when), or one cell per
+listed item (`A and B respectively`)."""
+
+from __future__ import annotations
+
+import re
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.grounding import Grounder, Plan, headers_for, question_position, ranked_cells
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import Line, value_cell
+from celltrace.shared.graph import Node, normalise_text
+
+
+def _confidence(g: Grounder, ranked: list[tuple[float, Line, Line]]) -> float:
+    if not ranked:
+        return 0.0
+    s0, r0, c0 = ranked[0]
+    text0 = normalise_text(value_cell(g.graph, r0, c0).text)
+    runner = next(
+        (s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0), 0.0
+    )
+    cov = g.coverage(r0, c0)
+    margin = min(1.0, (s0 - runner) / 0.15) if s0 > 0 else 0.0
+    return round(max(0.0, min(1.0, 0.5 * cov + 0.5 * margin)), 3)
+
+
+def solve_lookup(g: Grounder) -> Plan:
+    ranked = ranked_cells(g)
+    if not ranked:
+        return Plan([], [], [], "lookup", 0.0, "no cell matched")
+    _, row, col = ranked[0]
+    conf = _confidence(g, ranked)
+    if TIME_QUESTION.search(g.qnorm):
+        when = _time_answer(g, row)
+        if when is not None:
+            hdrs = [i for i in headers_for(g, [row]) if i != when.id]
+            return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
+                        row_headers=hdrs)
+    if wants_label(g.qnorm):
+        label = _label_answer(g, row, "row")
+        if label is not None:
+            hdrs = headers_for(g, [col])
+            return Plan([label.text.strip()], [label.id], hdrs, "lookup_label", conf, "row label",
+                        row_headers=[], col_headers=hdrs)
+    node = value_cell(g.graph, row, col)
+    rh, ch = headers_for(g, [row]), headers_for(g, [col])
+    return Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
+                f"cell at row {row.index}, column {col.index}", rh, ch)
+
+
+def wants_label(qnorm: str) -> bool:
+    """A which/who question, unless an amount is asked first: `what was the rate of manitoba,
+    which had the highest rate?` wants the rate (the `which` clause only describes the item)."""
+    return ops.asks_label(qnorm) and not ops.amount_before_name(qnorm)
+
+
+def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
+    """For which/who questions: the label of `line` that the question asks for.
+
+    The left-band column (or top-band row) whose corner/outer header the question mentions; else the
+    outermost unmentioned label when the question names the others (`which club … in 2012-13`), the
+    innermost when it names none; None when every label is mentioned (it then asks for a value).
+    """
+    path = line.path
+    if not path:
+        return None
+    if axis == "row":
+        best, best_m = None, 0.0
+        for n in path:
+            corner = g.h.col_path(n)
+            m = max((g.mention(c) for c in corner), default=0.0)
+            if m > best_m and g.mention(n) < 1.0:
+                best, best_m = n, m
+        if best is not None and best_m >= 0.5:
+            return best
+    unmentioned = [n for n in path if g.mention(n) < 0.5]
+    if not unmentioned:
+        return None
+    return unmentioned[-1] if len(unmentioned) == len(path) else unmentioned[0]
+
+
+TIME_QUESTION = re.compile(r"^when\b|\bwhen (?:did|was|were|is|does|do|has|had)\b|\b(?:what|which) year\b")
+"""A question asking for a point in time: answered by the year of the grounded row."""
+
+
+_HAS_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def _time_answer(g: Grounder, row: Line) -> Node | None:
+    """The first unmentioned year-bearing label of the row, else its first year-bearing data cell."""
+    cells = [g.graph.node_at(row.index, c) for c in range(g.h.header_cols, g.graph.n_cols)]
+    for n in [*row.path, *(c for c in cells if g.h.is_data(c))]:
+        if _HAS_YEAR.search(n.text) and g.mention(n) < 0.5:
+            return n
+    return None
+
+
+def solve_respectively(g: Grounder) -> Plan | None:
+    """`… A and B respectively`: one lookup per listed item, in question order.
+
+    The items are the largest set of fully mentioned sibling headers on one axis (`listed_items`);
+    the other axis contributes its best-grounded line.
+    """
+    options = [(axis, listed_items(g, lines), other)
+               for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols))]
+    axis, items, other = max(options, key=lambda o: len(o[1]))
+    if len(items) < 2:
+        return None
+    chosen = [ln for _, ln in items]
+    fixed = g.best(other)[0][1]
+    nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+             for ln in chosen]
+    if not all(g.h.is_data(n) for n in nodes):
+        return None
+    conf = round(min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed)), 3)
+    return Plan([n.text.strip() for n in nodes], [n.id for n in nodes],
+                headers_for(g, [*chosen, fixed]), "lookup_each", conf, f"{len(nodes)} lookups along {axis}s")
+
+
+def listed_items(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
+    """The largest set of sibling header nodes the question fully mentions, each with its best line.
+
+    Siblings sit on one header level (a header row for columns, a header column for rows) under the
+    same outer path. A label whose tokens are a strict subset of another item's is dropped (`has
+    access` inside `does not have access`). Items come in question order.
+    """
+    groups: dict[tuple[int, tuple[int, ...]], dict[str, Node]] = {}
+    for ln in lines:
+        for depth, node in enumerate(ln.path):
+            if g.mention(node) >= 0.99:
+                key = (node.r0 if ln.axis == "col" else node.c0, tuple(n.id for n in ln.path[:depth]))
+                groups.setdefault(key, {}).setdefault(normalise_text(node.text), node)
+    best: list[tuple[Node, Line]] = []
+    best_key = (2, 0.0)
+    for found in groups.values():
+        toks = {n.id: set(label_tokens(n.text)) for n in found.values()}
+        items = [n for n in found.values() if not any(toks[n.id] < t for t in toks.values())]
+        chosen = [(n, _best_under(g, n, lines)) for n in items]
+        key = (len(chosen), sum(g.line_score(ln) for _, ln in chosen))
+        if key > best_key:
+            best, best_key = chosen, key
+    return sorted(best, key=lambda item: question_position(g, item[0]))
+
+
+def _best_under(g: Grounder, node: Node, lines: list[Line]) -> Line:
+    """The best-grounded line whose path holds `node` (`women > percent` rather than its CI)."""
+    under = [ln for ln in lines if any(n.id == node.id for n in ln.path)]
+    return max(under, key=lambda ln: (g.line_score(ln), -ln.index))

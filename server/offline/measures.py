@@ -1,0 +1,66 @@
+"""Derived measures that reports name but tables often leave out (`gross margin` = gross profit ÷
+revenue), from the `[measures]` table of `vocabulary.toml`, answered as a percentage."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from importlib import resources
+
+from celltrace.server.offline.arithmetic import compute_plan
+from celltrace.server.offline.grounding import Grounder, Plan
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import Line, is_aggregate
+
+
+@functools.lru_cache(maxsize=1)
+def vocabulary() -> dict[str, dict]:
+    """The offline engine's vocabulary data file."""
+    text = resources.files("celltrace.server.offline").joinpath("vocabulary.toml").read_text()
+    return tomllib.loads(text)
+
+
+def measures() -> dict[str, tuple[str, str]]:
+    return {name: (num, den) for name, (num, den) in vocabulary()["measures"].items()}
+
+
+def asked_measure(g: Grounder) -> tuple[str, str, str] | None:
+    """The longest derived measure the question names and no table label already holds."""
+    qtoks = set(label_tokens(g.q))
+    named = [(m, parts) for m, parts in measures().items() if set(label_tokens(m)) <= qtoks]
+    if not named:
+        return None
+    measure, (num, den) = max(named, key=lambda mp: len(label_tokens(mp[0])))
+    want = set(label_tokens(measure))
+    if any(ln.label is not None and want <= set(label_tokens(ln.label.text)) for ln in g.rows + g.cols):
+        return None  # the table has the measure itself: a lookup
+    return measure, num, den
+
+
+def _line_for(lines: list[Line], phrase: str) -> Line | None:
+    """The line whose own label holds every word of `phrase`: a total line first, then the label
+    with the fewest other words, then the first."""
+    want = set(label_tokens(phrase))
+    found = [ln for ln in lines if ln.label is not None and want <= set(label_tokens(ln.label.text))]
+    if not found:
+        return None
+    return min(found, key=lambda ln: (not is_aggregate(ln), len(label_tokens(ln.label.text)), ln.index))  # type: ignore[union-attr]
+
+
+def solve_measure(g: Grounder) -> Plan | None:
+    """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage."""
+    asked = asked_measure(g)
+    if asked is None:
+        return None
+    measure, num, den = asked
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        top, bottom = _line_for(lines, num), _line_for(lines, den)
+        if top is None or bottom is None or top.index == bottom.index:
+            continue
+        plan = compute_plan(g, "percent_of", axis, [top, bottom], g.best(other)[0][1])
+        if plan is None:
+            continue
+        plan.operation = "measure"
+        plan.explanation = f"{measure} = {num} / {den}"
+        return plan
+    return None

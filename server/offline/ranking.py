@@ -1,0 +1,178 @@
+"""Rankings: the label of the top/bottom member (argmax/argmin, top-k) and the choice between two
+named options (`A or B`), compared on their values."""
+
+from __future__ import annotations
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.grounding import Grounder, Plan, headers_for
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
+from celltrace.shared.graph import Node, normalise_text
+
+
+# ---- argmax / pair ------------------------------------------------------------------------------
+def _pick_side(g: Grounder) -> tuple[str, Line]:
+    """The axis to rank over and the fixed line on the other axis (the better-grounded side)."""
+    best_row = g.best(g.rows)[0]
+    best_col = g.best(g.cols)[0]
+    if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
+        return "row", best_col[1]
+    return "col", best_row[1]
+
+
+def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
+    members = [ln for ln in lines if not is_aggregate(ln)]
+    return members or lines
+
+
+def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
+    """The members a ranking compares, each with the best-grounded line under it.
+
+    A line's member is its innermost label that is not a qualifier repeated under several groups
+    (`%`, `from`, `to` under each sex → the member is the sex). Aggregate members (total/all) are
+    left out unless nothing else remains.
+    """
+    ids: dict[str, set[int]] = {}
+    for ln in lines:
+        for n in ln.path:
+            ids.setdefault(normalise_text(n.text), set()).add(n.id)
+    best: dict[int, tuple[Node, Line]] = {}
+    for ln in lines:
+        node = next((n for n in reversed(ln.path) if len(ids[normalise_text(n.text)]) == 1), ln.label)
+        if node is None:
+            continue
+        cur = best.get(node.id)
+        if cur is None or g.line_score(ln) > g.line_score(cur[1]):
+            best[node.id] = (node, ln)
+    members = list(best.values())
+    return [m for m in members if not is_aggregate_label(m[0])] or members
+
+
+def solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
+    """The label of the top (bottom) ranked member, or of the `k` top-ranked ones (`list the top 3`,
+    ranked in the question's direction, `max` when it names none).
+
+    Members that are mostly measures (`%`, `number`, `from`/`to` of an interval, `coefficient`) are
+    not what a `which …` question compares: the other axis is ranked instead, at its best line.
+    """
+    axis, fixed = _pick_side(g)
+    plan = _rank(g, axis, fixed, k)
+    if plan is not None and _measure_answer(g, plan):
+        fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
+        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k)
+        if other is not None and not _measure_answer(g, other):
+            return other
+    return plan
+
+
+def _measure_answer(g: Grounder, plan: Plan) -> bool:
+    """Most labels a ranking answered are measure labels (`ops.is_measure_label`)."""
+    labels = [g.graph.nodes[i].text for i in plan.answer_nodes]
+    return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
+
+
+def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
+    lines = _group(g.rows if axis == "row" else g.cols, None)
+    # restrict to the best-grounded sibling group when the varying side is partly mentioned
+    scored = g.best(lines)
+    top = scored[0][0]
+    if top > 0.2:
+        parents = {tuple(n.id for n in ln.path[:-1]) for s, ln in scored if s >= top - 0.05}
+        if len(parents) == 1:
+            parent = next(iter(parents))
+            lines = [ln for ln in lines if tuple(n.id for n in ln.path[:-1]) == parent]
+    vals = []
+    for label, ln in _members(g, lines):
+        node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+        num = ops.parse(node.text)
+        if num is not None and g.h.is_data(node):
+            vals.append((num.value, label, node))
+    if len(vals) < 2:
+        return None
+    want = ops.direction(g.q) or "max"
+    if k > 1:
+        if len(vals) <= k:
+            return None
+        top = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])[:k]
+        return Plan([lab.text.strip() for _, lab, _ in top], [lab.id for _, lab, _ in top],
+                    headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
+                    f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
+    ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
+    pick = ordered[0]
+    _, label, node = pick
+    ties = sum(1 for v in vals if v[0] == pick[0])
+    conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
+    spread = max(v[0] for v in vals) - min(v[0] for v in vals)
+    gap = abs(pick[0] - ordered[1][0]) / spread if spread else 0.0
+    return Plan([label.text.strip()], [label.id],
+                headers_for(g, [fixed]), f"arg{want}", conf,
+                f"{want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]),
+                stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+
+
+def ground_option(g: Grounder, phrase: str, lines: list[Line],
+                   shared: frozenset[str] = frozenset()) -> tuple[float, Node, Line] | None:
+    """The header node (any level of a line's path) best matching an option phrase, and its line.
+
+    Match = Jaccard of the phrase's and the label's content stems, negations kept (`non helmet users`
+    ~ `does not always use a helmet`; exact text = 1); among the lines under the best-matching nodes
+    (a label may repeat under several sections) the best-grounded one supplies the value (e.g.
+    `current smoker > always uses helmet`, `females > percent` rather than its CI columns). Stems in
+    `shared` (words every option repeats: `peripheral municipalities or central municipalities`) are
+    left out when the phrase keeps others, so the options' distinguishing words decide.
+    """
+    ptoks = set(label_tokens(phrase))
+    if ptoks - shared:
+        ptoks -= shared
+    if not ptoks:
+        return None
+    found: list[tuple[float, Node, Line]] = []
+    for ln in lines:
+        for node in ln.path:
+            ltoks = set(label_tokens(node.text))
+            if not ltoks:
+                continue
+            s = len(ltoks & ptoks) / len(ltoks | ptoks)
+            if normalise_text(node.text) == normalise_text(phrase):
+                s = 1.0
+            if s > 0:
+                found.append((s, node, ln))
+    if not found:
+        return None
+    top = max(s for s, _, _ in found)
+    return max((f for f in found if f[0] == top), key=lambda f: (g.line_score(f[2]), -f[2].index))
+
+
+def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
+    a, b = pair
+    shared = frozenset(label_tokens(a)) & frozenset(label_tokens(b))
+    options = []
+    for axis, lines in (("row", g.rows), ("col", g.cols)):
+        ga, gb = ground_option(g, a, lines, shared), ground_option(g, b, lines, shared)
+        if not (ga and gb):  # the distinguishing words alone match nothing: use the whole phrases
+            ga, gb = ground_option(g, a, lines), ground_option(g, b, lines)
+        if ga and gb and ga[1].id != gb[1].id and ga[2].index != gb[2].index:
+            options.append((ga[0] + gb[0], axis, ga, gb))
+    if not options:
+        return None
+    options.sort(key=lambda x: -x[0])
+    score, axis, ga, gb = options[0]
+    other = g.cols if axis == "row" else g.rows
+    fixed = g.best(other)[0][1]
+    cells = []
+    for _, label, ln in (ga, gb):
+        node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+        num = ops.parse(node.text)
+        if num is None or not g.h.is_data(node):
+            return None
+        cells.append((num.value, label, node))
+    want = ops.direction(g.q) or "max"
+    first_wins = (cells[0][0] >= cells[1][0]) == (want == "max")
+    _, label, _ = cells[0] if first_wins else cells[1]
+    conf = round(min(1.0, score / 2) * (0.5 if cells[0][0] == cells[1][0] else 1.0), 3)
+    hdrs = [n for n in headers_for(g, [fixed]) if n != label.id]
+    others = [lab.id for _, lab, _ in cells if lab.id != label.id]
+    return Plan([label.text.strip()], [label.id], hdrs + others, f"pair_{want}", conf,
+                f"compared {a!r} and {b!r} ({cells[0][2].text.strip()} vs {cells[1][2].text.strip()})",
+                col_headers=hdrs,
+                stats={"pair_score": score, "pair_equal": float(cells[0][0] == cells[1][0])})

@@ -1,0 +1,69 @@
+"""Calibrated confidence and candidate selection of the offline engine, through `solve`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from celltrace.server.offline.solver import solve
+from celltrace.server.offline.trees import TreeModel, load
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
+
+
+def _solve(cells: list[list[str]], question: str, merges: list[tuple[int, int, int, int]] | None = None):
+    graph = CellGraph(Table(text=cells, merges=merges or []))
+    return solve(question, graph, infer_headers(graph), None)
+
+
+def test_tree_model_follows_splits_and_applies_the_logistic_link() -> None:
+    spec = {"features": ["a", "b"], "init": 0.0, "learning_rate": 1.0, "trees": [
+        {"feature": [0, -2, 1, -2, -2], "threshold": [0.5, 0, 2.0, 0, 0],
+         "left": [1, -1, 3, -1, -1], "right": [2, -1, 4, -1, -1], "value": [0, -2.0, 0, 1.0, 3.0]},
+    ]}
+    model = TreeModel(spec)
+    rows = [{"a": 0.0, "b": 9.0}, {"a": 1.0, "b": 1.0}, {"a": 1.0, "b": 5.0}]
+    probs = model.probabilities(model.matrix(rows))
+    assert probs == pytest.approx(1 / (1 + np.exp(-np.array([-2.0, 1.0, 3.0]))))
+    assert model.probability({"a": 1.0}) == pytest.approx(1 / (1 + np.exp(-1.0)))  # missing b reads -1
+
+
+def test_the_shipped_model_loads_and_names_its_features() -> None:
+    model = load("confidence_model")
+    assert model.trees and model.features
+    assert all(0.0 < p < 1.0 for p in model.probabilities(model.matrix([{}])))
+
+
+TABLE = [
+    ["", "2019", "2020"],
+    ["men", "120", "135"],
+    ["women", "98", "101"],
+    ["total", "218", "236"],
+]
+
+
+def test_confidence_is_a_probability_and_ambiguity_lowers_it() -> None:
+    clear = _solve(TABLE, "how many women were there in 2020?")
+    vague = _solve(TABLE, "how many were there?")
+    assert clear.answer == ["101"]
+    assert 0.0 <= vague.confidence < clear.confidence <= 1.0
+
+
+def test_an_operation_word_inside_the_chosen_label_is_a_lookup() -> None:
+    cells = [
+        ["", "average age", "number of members"],
+        ["men", "41.5", "1,200"],
+        ["women", "39.2", "1,350"],
+    ]
+    plan = _solve(cells, "what was the average age of women?")
+    assert plan.answer == ["39.2"]
+    assert plan.operation == "lookup"
+    assert any(op != "lookup" for op, _, _ in plan.considered) or len(plan.considered) == 1
+
+
+def test_every_candidate_weighed_is_reported_with_its_probability() -> None:
+    plan = _solve(TABLE, "what was the difference between men and women in 2019?")
+    assert plan.considered
+    assert all(0.0 <= p <= 1.0 for _, _, p in plan.considered)
+    assert max(p for _, _, p in plan.considered) == pytest.approx(plan.confidence, abs=1e-4)

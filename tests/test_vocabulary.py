@@ -1,0 +1,48 @@
+"""Every entry of the offline vocabulary data file (`server/offline/vocabulary.toml`) does its job."""
+
+from __future__ import annotations
+
+import pytest
+
+from celltrace.server.offline.measures import measures
+from celltrace.server.offline.solver import solve
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.table import Table
+
+
+def _statement(lines: list[tuple[str, str, str]]) -> CellGraph:
+    cells = [["", "2017", "2016"], *([label, a, b] for label, a, b in lines)]
+    return CellGraph(Table(text=cells, merges=[]))
+
+
+@pytest.mark.parametrize("measure", sorted(measures()))
+def test_each_derived_measure_divides_its_lines_as_a_percentage(measure: str) -> None:
+    num, den = measures()[measure]
+    graph = _statement([
+        ("Operating expenses", "300", "280"),
+        (den.capitalize(), "1,000", "900"),
+        (num.capitalize(), "250", "200"),
+    ])
+    plan = solve(f"What was the {measure} in 2017?", graph, infer_headers(graph), None)
+    assert plan.answer == ["25%"]
+    assert plan.operation == "measure"
+
+
+def test_a_measure_the_table_already_has_is_looked_up() -> None:
+    graph = _statement([
+        ("Revenue", "1,000", "900"), ("Net income", "250", "200"), ("Net margin", "24.9%", "22%"),
+    ])
+    plan = solve("What was the net margin in 2017?", graph, infer_headers(graph), None)
+    assert plan.answer == ["24.9%"]
+
+
+def test_revenue_is_the_total_line_not_a_member() -> None:
+    graph = _statement([
+        ("Passenger revenue", "800", "700"),
+        ("Cargo revenue", "200", "200"),
+        ("Total revenue", "1,000", "900"),
+        ("Operating income", "100", "90"),
+    ])
+    plan = solve("What was the operating margin in 2016?", graph, infer_headers(graph), None)
+    assert plan.answer == ["10%"]
