@@ -7,7 +7,7 @@
 `collect` runs the offline solver on every record (gold read only for the label `right`) and writes
 one JSON line of features per question. `fit` trains gradient-boosted trees (scikit-learn, a dev-time
 tool only) with out-of-fold predictions grouped by table, reports OOF AUROC/ECE, and exports the
-trees as JSON that `celltrace.server.offline.confidence.probability` evaluates without scikit-learn.
+trees as JSON that `celltrace.server.offline.confidence.probabilities` evaluates without scikit-learn.
 """
 
 from __future__ import annotations
@@ -98,13 +98,11 @@ def _matrix(rows: list[dict], names: list[str]):
 
 
 def report(p, y, label: str) -> None:
-    import numpy as np
-    from sklearn.metrics import roc_auc_score
+    from celltrace.server.evaluation.calibration import auroc, ece
 
-    bins = np.minimum((p * 10).astype(int), 9)
-    ece = sum(abs(p[bins == b].mean() - y[bins == b].mean()) * (bins == b).mean()
-              for b in range(10) if (bins == b).any())
-    print(f"{label}: n={len(y)} acc={y.mean():.3f} auroc={roc_auc_score(y, p):.3f} ece={ece:.3f}")
+    probs, right = [float(v) for v in p], [bool(v) for v in y]
+    print(f"{label}: n={len(y)} acc={y.mean():.3f} auroc={auroc(probs, right):.3f} "
+          f"ece={ece(probs, right):.3f}")
     for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         m = p >= t
         if m.sum():
@@ -132,8 +130,23 @@ def fit(path: Path, trees: int, depth: int, rate: float) -> None:
     first = [i for i, r in enumerate(rows) if r["rank"] == 0]
     print(f"questions {len(first)}: first candidate right {y[first].mean():.3f}, most probable right "
           f"{y[chosen].mean():.3f}, any right {_any_right(rows):.3f}")
-    report(oof[chosen], y[chosen], "train out-of-fold, chosen answers")
+    report(oof[first], y[first], "train out-of-fold, answers (first candidates)")
+    for target in (0.90, 0.95):
+        t = threshold_for(oof[first], y[first], target)
+        print(f"least threshold with out-of-fold precision >= {target}: {t}")
     _export(model().fit(x, y), names, y, rate, MODEL, path)
+
+
+def threshold_for(p, y, target: float, min_answers: int = 30) -> float | None:
+    """The least threshold (0.01 steps) above which answers reach `target` precision, counting only
+    thresholds that keep at least `min_answers` answers."""
+    for t in [i / 100 for i in range(101)]:
+        m = p >= t
+        if m.sum() < min_answers:
+            return None
+        if y[m].mean() >= target:
+            return t
+    return None
 
 
 def _choose(rows: list[dict], p) -> list[int]:
@@ -162,13 +175,13 @@ def _tree(t) -> dict:
 def check(path: Path) -> None:
     import numpy as np
 
-    from celltrace.server.offline.confidence import probability
+    from celltrace.server.offline.confidence import probabilities
 
     rows, _ = _load(path)
-    p = np.array([probability(r["features"]) if r["answer"] else 0.0 for r in rows])
+    p = np.array(probabilities([r["features"] for r in rows]))
     y = np.array([int(r["right"]) for r in rows])
-    chosen = _choose(rows, p)
-    report(p[chosen], y[chosen], f"{path.name}, chosen answers")
+    first = [i for i, r in enumerate(rows) if r["rank"] == 0]
+    report(p[first], y[first], f"{path.name}, answers (first candidates)")
 
 
 def _export(final, names: list[str], y, rate: float, dst: Path, src: Path) -> None:

@@ -103,13 +103,18 @@ class Settings(BaseSettings):
     dense_retrieval: bool = Field(default=True, description="embedding tier of node retrieval")
     max_list_lines: int = Field(default=40, ge=1, description="cap of neighbour/search/trace lines")
     offline_min_confidence: float = Field(
-        default=0.15,
+        default=0.84,
         ge=0,
         le=1,
-        description="the offline engine abstains (best guess kept) below this grounding confidence",
+        description="the offline engine abstains (best guess kept) below this calibrated confidence "
+        "(0.84: answered precision 0.9 on hitab_train, out of fold)",
     )
     fast_path_confidence: float = Field(
-        default=0.9, ge=0, le=1, description="auto mode returns the offline answer at or above this"
+        default=0.89,
+        ge=0,
+        le=1,
+        description="auto mode returns the offline answer without calling the LLM at or above this "
+        "calibrated confidence (0.89: precision 0.95 on hitab_train, out of fold)",
     )
 
     # ---- long-form (TaPERA) ----------------------------------------------------------------------

@@ -26,7 +26,8 @@ def test_tree_model_follows_splits_and_applies_the_logistic_link() -> None:
     rows = [{"a": 0.0, "b": 9.0}, {"a": 1.0, "b": 1.0}, {"a": 1.0, "b": 5.0}]
     probs = model.probabilities(model.matrix(rows))
     assert probs == pytest.approx(1 / (1 + np.exp(-np.array([-2.0, 1.0, 3.0]))))
-    assert model.probability({"a": 1.0}) == pytest.approx(1 / (1 + np.exp(-1.0)))  # missing b reads -1
+    missing = model.probabilities(model.matrix([{"a": 1.0}]))  # a missing feature reads -1
+    assert missing == pytest.approx([1 / (1 + np.exp(-1.0))])
 
 
 def test_the_shipped_model_loads_and_names_its_features() -> None:
@@ -66,4 +67,5 @@ def test_every_candidate_weighed_is_reported_with_its_probability() -> None:
     plan = _solve(TABLE, "what was the difference between men and women in 2019?")
     assert plan.considered
     assert all(0.0 <= p <= 1.0 for _, _, p in plan.considered)
-    assert max(p for _, _, p in plan.considered) == pytest.approx(plan.confidence, abs=1e-4)
+    assert plan.considered[0][:2] == (plan.operation, plan.answer)
+    assert plan.considered[0][2] == pytest.approx(plan.confidence, abs=1e-4)

@@ -9,7 +9,8 @@ paper's action vocabulary:
    yields it), or `VisitNode` of the label when the answer is a label;
 3. `AnswerQuestion()`.
 
-`answer` returns the plan's result; below `settings.offline_min_confidence` (default 0.15, env
+`answer` returns the plan's result; its confidence is the calibrated probability that it is right
+(`celltrace.server.offline.confidence`). Below `settings.offline_min_confidence` (env
 `CELLTRACE_OFFLINE_MIN_CONFIDENCE`) the status is `abstained`, with the best guess kept in `answer`
 and the reason in `error`. No LLM is ever called (`usage.llm_calls` stays 0).
 """
@@ -73,7 +74,7 @@ class OfflinePolicy:
             explanation=f"{plan.operation}: {plan.explanation}",
             error=None
             if confident
-            else f"ambiguous grounding: confidence {plan.confidence:.2f} below {threshold:.2f}",
+            else f"low confidence: {plan.confidence:.2f} below the abstain threshold {threshold:.2f}",
             confidence=max(0.0, min(1.0, plan.confidence)),
             value=plan.computed.value if plan.computed else None,
             same_unit=plan.computed.same_unit if plan.computed else True,

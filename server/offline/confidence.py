@@ -2,7 +2,7 @@
 
 `features(g, plan)` describes how the answer was reached (operation family, grounding coverage and
 margin, ties between different values, label completeness, table shape, general question cues);
-`probability(features)` maps them to the probability that the answer is right with a gradient-boosted
+`probabilities(rows)` maps them to the probability that the answer is right with a gradient-boosted
 model fitted on `hitab_train.jsonl` only (`benchmarks/fit_confidence.py`; the model is the data file
 `confidence_model.json`). Dev files are never used for fitting.
 """
@@ -158,6 +158,8 @@ def _operation_stems(g: Grounder) -> set[str]:
     return {st for _, st in g.qwords} & OPERATION_STEMS
 
 
-def probability(feats: dict[str, float]) -> float:
-    """P(answer right | features) from the boosted trees fitted on train (`confidence_model.json`)."""
-    return trees.load("confidence_model").probability(feats)
+def probabilities(rows: list[dict[str, float]]) -> list[float]:
+    """P(answer right | features) of each candidate, from the boosted trees fitted on train
+    (`confidence_model.json`)."""
+    model = trees.load("confidence_model")
+    return [float(p) for p in model.probabilities(model.matrix(rows))]

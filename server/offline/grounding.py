@@ -100,6 +100,7 @@ class Grounder:
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self._soft = self._soft_matches(list(headers.values()))
         self.ranked: list[tuple[float, Line, Line]] | None = None
+        self._line_scores: dict[tuple[str, int], float] = {}
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -209,7 +210,12 @@ class Grounder:
 
         An aggregate line (total/all) gets a small default bonus: an unqualified question means it.
         """
-        return self.coverage(line) + self._label_bonus(line) + 0.02 * under_aggregate(line)
+        key = (line.axis, line.index)
+        score = self._line_scores.get(key)
+        if score is None:
+            score = self._line_scores[key] = (
+                self.coverage(line) + self._label_bonus(line) + 0.02 * under_aggregate(line))
+        return score
 
     def pair_score(self, row: Line, col: Line) -> float:
         agg = 0.02 * (under_aggregate(row) + under_aggregate(col))

@@ -2,7 +2,7 @@
 
 Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
 `top 3`) → growth, share, ratio, difference, average, sum → `respectively` lists → lookup. An operation
-word counts only when it is not part of the table's own labels or title (`average age` is a label).
+word counts only when it is not part of the best cell's own labels or the title (`average age`).
 Each operation returns None when its operands are not found; every plan found is a candidate, and
 the solver lets the calibrated confidence model choose among them (`solver`).
 """
@@ -25,7 +25,7 @@ from celltrace.shared.graph import normalise_text
 def candidates(g: Grounder) -> list[Plan]:
     """A plan for every operation the wording suggests whose operands are found, in detection order,
     then the plain lookup; plans giving the same answer as an earlier one are dropped."""
-    question, graph, headers = g.q, g.graph, g.h
+    question = g.q
     if not g.rows or not g.cols:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
     found: list[Plan | None] = []
@@ -38,12 +38,11 @@ def candidates(g: Grounder) -> list[Plan]:
     if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None
                          and not ops.amount_before_name(question)):
         found.append(solve_argmax(g, k or 1))
-    label_vocab = {t for text in [graph.table.title or "", *(n.text for n in headers.header_nodes())]
-                   for t in label_tokens(text)}
+    label_vocab = _own_labels(g)
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 
     def free(word_stems: set[str]) -> bool:
-        """An op word counts only when it is not part of the table's own labels or title."""
+        """An op word counts only when it is not part of the best cell's own labels or the title."""
         hits = word_stems & qstems
         return bool(hits) and not hits <= label_vocab
 
@@ -68,6 +67,14 @@ def candidates(g: Grounder) -> list[Plan]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
             plans.append(plan)
     return plans or [lookup]
+
+
+def _own_labels(g: Grounder) -> set[str]:
+    """Stems of the title and of the best-grounded cell's row and column labels: an operation word
+    among them names that cell (`Average age`, `Total revenue`) rather than asking for arithmetic."""
+    ranked = ranked_cells(g)
+    nodes = [n for _, row, col in ranked[:1] for n in row.path + col.path]
+    return {t for text in [g.graph.table.title or "", *(n.text for n in nodes)] for t in label_tokens(text)}
 
 
 def _names_a_label(g: Grounder, phrase: str) -> bool:

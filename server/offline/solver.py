@@ -1,13 +1,17 @@
-"""The offline solver: candidate plans for a question, the calibrated most probable one answers.
+"""The offline solver: candidate plans for a question; the first answers with a calibrated confidence.
 
 `solve(question, graph, headers, retriever)` is pure (no loop, no LLM):
 
-1. **Intent** (`intent`): the operation the wording and the structure suggest.
-2. **Grounding** (`grounding`) and **operation** (`lookup`, `ranking`, `arithmetic`): the plan with its
-   answer, the data cells used (answer nodes) and the labels that qualified them (header nodes).
-3. **Confidence** (`confidence`): when the operation is not a plain lookup, the plain lookup is a
-   second candidate; each gets a calibrated probability of being right (a model fitted on train
-   data only) and the more probable one answers with that probability as its confidence.
+1. **Intent** (`intent`): the operations the wording and the structure suggest, in detection order.
+2. **Grounding** (`grounding`) and **operation** (`lookup`, `ranking`, `arithmetic`, `measures`): a
+   plan per candidate with its answer, the data cells used (answer nodes) and the labels that
+   qualified them (header nodes); the plain lookup is always the last candidate.
+3. **Confidence** (`confidence`): each candidate gets the probability that it is right from a model
+   fitted on train data only. The first candidate answers with its probability as its confidence;
+   every candidate is reported (`Plan.considered`). Letting the most probable candidate answer was
+   measured: on train (out of fold, 4,087 questions) it is right 51.6 % of the time against 50.6 %,
+   but on small statements unlike HiTab's tables it overrules explicit operations (margins, shares,
+   averages, `either A or B` sums) in favour of lookups, so the detection order stays the rule.
 """
 
 from __future__ import annotations
@@ -21,22 +25,22 @@ from celltrace.shared.headers import HeaderModel
 
 
 def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None) -> Plan:
-    """Answer `question` from the table structure alone (see the module docstring); the plan's
-    confidence is the calibrated probability that its answer is right."""
-    scored = [(confidence.probability(f) if p.answer else 0.0, p)
-              for p, f in candidate_plans(question, graph, headers, retriever)]
-    prob, plan = max(scored, key=lambda sp: sp[0])  # first (the operation's plan) on ties
+    """Answer `question` from the table structure alone (see the module docstring): the first
+    candidate answers, with the calibrated probability that it is right as its confidence."""
+    candidates = candidate_plans(question, graph, headers, retriever)
+    probs = confidence.probabilities([f for _, f in candidates])
+    plan = candidates[0][0]
     plan.stats["heuristic_confidence"] = plan.confidence
-    plan.confidence = round(prob, 4)
-    plan.considered = [(p.operation, p.answer, round(q, 4)) for q, p in scored]
+    plan.confidence = round(probs[0], 4) if plan.answer else 0.0
+    plan.considered = [(p.operation, p.answer, round(q, 4))
+                       for (p, _), q in zip(candidates, probs, strict=True)]
     return plan
 
 
 def candidate_plans(question: str, graph: CellGraph, headers: HeaderModel,
                     retriever: Retriever | None) -> list[tuple[Plan, dict[str, float]]]:
-    """Every candidate plan (`intent.candidates`: the operations the wording suggests, then the plain
-    lookup) with the features its calibrated probability is computed from. The most probable one
-    answers, so an operation word that is part of a label (`average age`) loses to the lookup."""
+    """Every candidate plan (`intent.candidates`: the operations the wording suggests in detection
+    order, then the plain lookup) with the features its calibrated probability is computed from."""
     g = Grounder(question, graph, headers, retriever)
     plans = candidates(g)
     feats = [confidence.features(g, p) for p in plans]

@@ -43,9 +43,6 @@ class TreeModel:
             raw += self.rate * value[node]
         return 1.0 / (1.0 + np.exp(-raw))
 
-    def probability(self, row: Mapping[str, float]) -> float:
-        return float(self.probabilities(self.matrix([row]))[0])
-
 
 @functools.lru_cache(maxsize=4)
 def load(name: str) -> TreeModel:
