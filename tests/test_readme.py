@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from celltrace.server.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,8 +37,11 @@ def test_main_job_answers_offline_with_evidence() -> None:
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["engine"] == "offline" and result["status"] == "answered"
-    assert result["usage"]["llm_calls"] == 0
+    assert result["engine"] == "offline" and result["usage"]["llm_calls"] == 0
+    # an answer, or below the abstain threshold a best guess, with its calibrated confidence
+    threshold = Settings().offline_min_confidence
+    assert result["status"] == ("answered" if result["confidence"] >= threshold else "abstained")
+    assert result["answer"] == ["700"]
     roles = {e["role"] for e in result["evidence"]}
     assert roles == {"answer", "header"}
     answer_cells = [e for e in result["evidence"] if e["role"] == "answer"]
