@@ -192,13 +192,10 @@ def test_prelude_names_are_injected() -> None:
     assert not bad.ok and "no_such_module_xyz" in (bad.error or "")
 
 
-def test_still_works_after_attacks_and_cleans_up() -> None:
-    def work_dirs() -> set[str]:
-        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("celltrace-sbx-")}
-
-    before = work_dirs()
+def test_still_works_after_attacks_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a private temp root: no other run's dirs
     result = raw("import os\ndef f(a):\n    open('scratch.txt', 'w').write('x')\n"
                  "    return [a + 1, os.listdir('.')]\n", [41])
     assert result.value == [42, ["scratch.txt"]], result
-    assert work_dirs() <= before  # the work folder is gone
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]  # the work folder is gone
     assert "audit-hook" in isolation_info()
