@@ -206,6 +206,8 @@ class _Writer:
                     undo_fills.setdefault(sheet.name, {})[entry.cell] = entry.applied
                     self.report.restored += 1
                 continue
+            if not isinstance(entry, NoteEntry):  # answer values are restored by file mode only
+                continue
             cell = sheet.range(entry.cell)
             note = cell.note
             if note is not None and note.text == entry.applied:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -17,9 +18,22 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from celltrace.server import __version__
+
+        print(f"celltrace {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
-    """Keep `celltrace` a command group even while it has a single sub-command."""
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Ask questions about complex Excel tables; answers come back with their evidence cells."""
 
 
 def _register() -> None:

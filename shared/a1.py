@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 _CELL_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_\u00C0-\uFFFF][A-Za-z0-9_.\u00C0-\uFFFF]*$")
+_R1C1_LIKE = re.compile(r"^(R\d*C?\d*|C\d*)$", re.IGNORECASE)
 MAX_ROW = 1_048_576
 MAX_COL = 16_384
 
@@ -80,10 +82,13 @@ def split_sheet_ref(ref: str) -> tuple[str | None, str]:
     return sheet, addr.strip()
 
 
-def sheet_ref(sheet: str, address: str) -> str:
-    """("Income Statement", "B10") → "'Income Statement'!B10"; plain names stay unquoted."""
-    if not sheet:
-        return address
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", sheet) and not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+", sheet):
-        return f"{sheet}!{address}"
-    return f"'{sheet.replace(chr(39), chr(39) * 2)}'!{address}"
+def quote_sheet(sheet: str) -> str:
+    """A sheet name as Excel writes it in a reference: quoted ('Income Statement') when it holds
+    anything but letters, digits, `_` and `.`, starts with a digit or looks like a cell reference."""
+    plain = _PLAIN_SHEET.match(sheet) and not _CELL_RE.match(sheet) and not _R1C1_LIKE.match(sheet)
+    return sheet if plain else "'" + sheet.replace("'", "''") + "'"
+
+
+def sheet_address(sheet: str | None, address: str) -> str:
+    """`'Income Statement'!B10`, pasteable into Excel's Go To box (`B10` without a sheet)."""
+    return f"{quote_sheet(sheet)}!{address}" if sheet else address

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
-from celltrace.shared.a1 import AddressError, parse_range, split_sheet_ref
+from celltrace.shared.a1 import AddressError, parse_range, sheet_address, split_sheet_ref
 from celltrace.shared.numstyle import NumStyle
 from celltrace.shared.schemas import AskResult, EvidenceCell, Role
 
@@ -59,6 +59,24 @@ class Colours(BaseModel):
 
     def for_role(self, role: FillRole) -> str:
         return {"answer": self.answer, "header": self.header, "guess": self.guess}[role]
+
+
+QUESTION_COLOURS = [
+    Colours(),
+    Colours(answer="#9BC2E6", header="#DDEBF7"),
+    Colours(answer="#A9D08E", header="#E2EFDA"),
+    Colours(answer="#F4B084", header="#FCE4D6"),
+    Colours(answer="#C9A0DC", header="#EADCF2"),
+    Colours(answer="#8ED1C6", header="#DDF2EF"),
+    Colours(answer="#F8A5C2", header="#FDE2EC"),
+    Colours(answer="#D9D26A", header="#F4F1C9"),
+]
+"""Per-question colour pairs (`batch --highlight all`); the log sheet's question cells are the legend."""
+
+
+def question_colours(index: int) -> Colours:
+    """The colours of the `index`-th highlighted question (the palette repeats after 8)."""
+    return QUESTION_COLOURS[index % len(QUESTION_COLOURS)]
 
 
 class _Located(BaseModel):
@@ -107,6 +125,8 @@ class SetValue(_Located):
         """`number_format` when `value` is a number (bools are not), else None."""
         is_number = isinstance(self.value, int | float) and not isinstance(self.value, bool)
         return self.number_format if is_number else None
+    restorable: bool = False
+    """Keep the cell's previous value in the restore record, so `Clear` removes this answer again."""
 
 
 class Select(_Located):
@@ -125,7 +145,9 @@ ActionList = TypeAdapter(list[Action])
 
 
 class LogEntry(BaseModel):
-    """One row of the visible `celltrace` log sheet."""
+    """One row of the visible `celltrace` log sheet (the columns), plus how to present it: `link`
+    makes the evidence cell a hyperlink to that sheet address, `colour` fills the question cell
+    with the colour its evidence is highlighted in (the legend)."""
 
     timestamp: str
     sheet: str
@@ -136,10 +158,15 @@ class LogEntry(BaseModel):
     evidence: str
     engine: str
     llm_calls: int
+    link: str | None = None
+    colour: str | None = None
 
     @classmethod
     def columns(cls) -> list[str]:
-        return list(cls.model_fields)
+        return [name for name in cls.model_fields if name not in _PRESENTATION]
+
+
+_PRESENTATION = {"link", "colour"}
 
 
 def one_line(text: str, limit: int) -> str:
@@ -184,7 +211,7 @@ def evidence_text(evidence: Iterable[EvidenceCell], home_sheet: str | None = Non
     def ref(cell: EvidenceCell) -> str:
         if home_sheet is None or cell.sheet == home_sheet:
             return cell.address
-        return f"'{cell.sheet.replace(chr(39), chr(39) * 2)}'!{cell.address}"
+        return sheet_address(cell.sheet, cell.address)
 
     cells = list(evidence)
     answers = ", ".join(ref(c) for c in cells if c.role == "answer")
@@ -194,13 +221,31 @@ def evidence_text(evidence: Iterable[EvidenceCell], home_sheet: str | None = Non
     return answers
 
 
-def note_text(question: str, answer: str, engine: str, why: str = "") -> str:
-    """The evidence note: question, answer, engine and a one-line reasoning, capped."""
+def facts_text(unit: str | None = None, confidence: float | None = None) -> str:
+    """`unit: USD millions · confidence 0.82` ("" when neither is known)."""
+    parts = []
+    if unit:
+        parts.append(f"unit: {unit}")
+    if confidence is not None:
+        parts.append(f"confidence {confidence:.2f}")
+    return " · ".join(parts)
+
+
+def note_text(
+    question: str,
+    answer: str,
+    engine: str,
+    why: str = "",
+    *,
+    unit: str | None = None,
+    confidence: float | None = None,
+) -> str:
+    """The evidence note: question, answer, engine (unit, confidence) and a one-line reasoning, capped."""
     lines = [
         "celltrace",
         f"Q: {one_line(question, _NOTE_FIELD_CHARS['question'])}",
         f"A: {one_line(answer, _NOTE_FIELD_CHARS['answer'])}",
-        f"Engine: {engine}",
+        " · ".join(filter(None, [f"Engine: {engine}", facts_text(unit, confidence)])),
     ]
     if why:
         lines.append(f"Why: {one_line(why, _NOTE_FIELD_CHARS['reasoning'])}")
@@ -224,6 +269,8 @@ def plan_actions(
     evidence: Sequence[EvidenceCell],
     engine: str,
     why: str = "",
+    unit: str | None = None,
+    confidence: float | None = None,
     colours: Colours | None = None,
     answer_cell: str | None = None,
     default_sheet: str | None = None,
@@ -252,11 +299,14 @@ def plan_actions(
         actions.append(Fill(sheet=s, address=a, colour=colours.for_role(fill_role), role=fill_role))
     first = next(((s, a) for (s, a), role in roles.items() if role == "answer"), None)
     if first:
-        actions.append(Note(sheet=first[0], address=first[1], text=note_text(question, answer, engine, why)))
+        text = note_text(question, answer, engine, why, unit=unit, confidence=confidence)
+        actions.append(Note(sheet=first[0], address=first[1], text=text))
     if answer_cell:
         sheet, address = parse_target(answer_cell, default_sheet or (first[0] if first else None))
         value, number_format = cell_value or (answer, None)
-        actions += _written(sheet, address, value, number_format, overwrite, colours.guess if guess else None)
+        actions += _written(
+            sheet, address, value, number_format, overwrite, colours.guess if guess else None, restorable=True
+        )
     if first:
         actions.append(Select(sheet=first[0], address=first[1]))
     return actions
@@ -289,6 +339,8 @@ def actions_for_answer(
         evidence=evidence,
         engine=result.engine,
         why=reasoning(result),
+        unit=result.unit,
+        confidence=result.confidence,
         colours=colours,
         answer_cell=answer_cell,
         default_sheet=default_sheet,
@@ -318,10 +370,13 @@ def answer_cell_actions(
 
 def _written(
     sheet: str, address: str, value: str | int | float, number_format: str | None, overwrite: bool,
-    guess_colour: str | None,
+    guess_colour: str | None, restorable: bool = False,
 ) -> list[Action]:
     actions: list[Action] = [
-        SetValue(sheet=sheet, address=address, value=value, overwrite=overwrite, number_format=number_format)
+        SetValue(
+            sheet=sheet, address=address, value=value, overwrite=overwrite, number_format=number_format,
+            restorable=restorable,
+        )
     ]
     if guess_colour is not None:
         actions.append(Fill(sheet=sheet, address=address, colour=guess_colour, role="guess"))
@@ -333,8 +388,23 @@ def is_best_guess(result: AskResult) -> bool:
     return result.status == "abstained" and bool(result.answer)
 
 
-def log_entry(result: AskResult, *, sheet: str, range_: str, now: datetime | None = None) -> LogEntry:
-    """The log row for one question over the table `sheet!range_`."""
+def evidence_link(evidence: Sequence[EvidenceCell]) -> str | None:
+    """The sheet address of the first answer-role evidence area (else the first area), or None."""
+    first = next((e for e in evidence if e.role == "answer"), evidence[0] if evidence else None)
+    return sheet_address(first.sheet, first.address) if first else None
+
+
+def log_entry(
+    result: AskResult,
+    *,
+    sheet: str,
+    range_: str,
+    now: datetime | None = None,
+    colour: str | None = None,
+) -> LogEntry:
+    """The log row for one question over the table `sheet!range_`; `colour` is the answer colour its
+    evidence was highlighted in (None when it was not highlighted)."""
+    shown = result.status == "answered" or is_best_guess(result)
     return LogEntry(
         timestamp=(now or datetime.now().astimezone()).isoformat(timespec="seconds"),
         sheet=sheet,
@@ -345,4 +415,6 @@ def log_entry(result: AskResult, *, sheet: str, range_: str, now: datetime | Non
         evidence=evidence_text(result.evidence, sheet),
         engine=result.engine,
         llm_calls=result.usage.llm_calls,
+        link=evidence_link(result.evidence) if shown else None,
+        colour=colour if shown and result.evidence else None,
     )

@@ -8,12 +8,15 @@ Format (version 1), engine-neutral: a list of JSON objects, one per touched cell
     {"kind": "note", "sheet": "Data", "cell": "B7",
      "original": {"text": "...", "author": "..."} | null,
      "applied": "<the full note text celltrace wrote>"}
+    {"kind": "value", "sheet": "Data", "cell": "K2", "original": null | "text" | 12.5 | true,
+     "applied": "<the answer celltrace wrote>" | 12.5, "formula": false}
 
 `original` is taken the first time celltrace touches the cell and never replaced while the record
 lives, so re-highlighting a highlighted cell never records celltrace's own fill as the original.
 `applied` is what celltrace last wrote: `clear` restores a cell only while it still shows that,
-so an edit made in Excel afterwards is kept. `ooxml` is the exact `<fill>` element (file mode);
-clients that only know colours use `colour` (None = no fill).
+so an edit made in Excel afterwards is kept. A value entry is an answer written into a cell
+(`--answer-cell`); a date or time original comes back as its ISO text. `ooxml` is the exact
+`<fill>` element (file mode); clients that only know colours use `colour` (None = no fill).
 
 In a workbook the record lives in the very hidden sheet `_celltrace`: cell A1 holds the header
 `{"celltrace_record": 1}`, then one entry per row in column A (a JSON text longer than
@@ -64,28 +67,42 @@ class NoteEntry(BaseModel):
     applied: str
 
 
-Entry = Annotated[FillEntry | NoteEntry, Field(discriminator="kind")]
+Scalar = str | bool | int | float | None
+
+
+class ValueEntry(BaseModel):
+    kind: Literal["value"] = "value"
+    sheet: str
+    cell: str
+    original: Scalar
+    applied: Scalar
+    formula: bool = False
+    """The original was a formula (restored as one); otherwise text is restored as text."""
+
+
+AnyEntry = FillEntry | NoteEntry | ValueEntry
+Entry = Annotated[AnyEntry, Field(discriminator="kind")]
 _ENTRY = TypeAdapter(Entry)
 
 
 class RestoreRecord:
     """Entries keyed by (kind, sheet, cell), in first-touched order."""
 
-    def __init__(self, entries: list[FillEntry | NoteEntry] | None = None) -> None:
-        self._entries: dict[tuple[str, str, str], FillEntry | NoteEntry] = {}
+    def __init__(self, entries: list[AnyEntry] | None = None) -> None:
+        self._entries: dict[tuple[str, str, str], AnyEntry] = {}
         for entry in entries or []:
             self._entries[(entry.kind, entry.sheet, entry.cell)] = entry
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __iter__(self) -> Iterator[FillEntry | NoteEntry]:
+    def __iter__(self) -> Iterator[AnyEntry]:
         return iter(list(self._entries.values()))
 
-    def get(self, kind: str, sheet: str, cell: str) -> FillEntry | NoteEntry | None:
+    def get(self, kind: str, sheet: str, cell: str) -> AnyEntry | None:
         return self._entries.get((kind, sheet, cell))
 
-    def remember(self, entry: FillEntry | NoteEntry) -> None:
+    def remember(self, entry: AnyEntry) -> None:
         """Add `entry`; if the cell is already recorded keep its original, update `applied`."""
         key = (entry.kind, entry.sheet, entry.cell)
         old = self._entries.get(key)

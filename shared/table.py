@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from celltrace.shared.a1 import parse_range, range_ref, sheet_ref
+from celltrace.shared.a1 import parse_range, range_ref, sheet_address
 
 Merge = tuple[int, int, int, int]
 """An inclusive, 0-based merged rectangle (first_row, first_col, last_row, last_col)."""
@@ -90,7 +90,7 @@ class Table:
     @property
     def region(self) -> str | None:
         """Sheet address of the whole table (`'Income Statement'!A3:H28`); None without an origin."""
-        return sheet_ref(self.origin.sheet, self.origin.address) if self.origin else None
+        return sheet_address(self.origin.sheet, self.origin.address) if self.origin else None
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Table:

@@ -25,11 +25,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import openpyxl
-from openpyxl.cell.cell import MergedCell
+from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 from openpyxl.styles.fills import Fill as XlFill
 from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.xml.functions import fromstring, tostring
 
@@ -53,6 +54,8 @@ from celltrace.shared.restore import (
     NoteState,
     RecordError,
     RestoreRecord,
+    Scalar,
+    ValueEntry,
     split_chunks,
 )
 from celltrace.shared.safe_text import clean_text, write_value
@@ -106,8 +109,10 @@ class WriteReport:
     warnings: list[str]
     """openpyxl's load warnings (the plan's own warnings are on the `OutputPlan`)."""
     restored: int = 0
-    """Cells whose original fill or note a `Clear` put back."""
+    """Cells whose original fill, note or value a `Clear` put back."""
     logs_dropped: int = 0
+    written: bool = True
+    """False when `only_if_marked` found nothing of celltrace's and no file was written."""
 
 
 # ---- package inspection and paths ------------------------------------------------------------
@@ -360,9 +365,15 @@ class _Applier:
             raise UserError(f"{ref} is inside the merged area {merge}; write to its top-left cell")
         if not action.overwrite and cell.value not in (None, ""):
             raise UserError(f"{ref} is not empty; use --overwrite to replace it")
+        before = ValueEntry(
+            sheet=ws.title, cell=cell.coordinate, original=_scalar(cell.value), applied=None,
+            formula=cell.data_type == "f",
+        )  # fmt: skip
         write_value(cell, action.value)
         if action.format_for_number():
             cell.number_format = action.format_for_number()
+        if action.restorable:
+            self.record.remember(before.model_copy(update={"applied": cell.value}))
 
     def select(self, action: Select) -> None:
         ws = self.sheet(action.sheet)
@@ -385,11 +396,32 @@ class _Applier:
                 if isinstance(cell, MergedCell) or _colour_of(cell.fill) == entry.applied:
                     cell.fill = fill_from_state(entry.original)
                     self.restored += 1
+            elif isinstance(entry, ValueEntry):
+                if not isinstance(cell, MergedCell) and cell.value == entry.applied:
+                    _restore_value(cell, entry)
+                    self.restored += 1
             elif cell.comment is not None and cell.comment.text == entry.applied:
                 o = entry.original
                 cell.comment = _comment(o.text, o.author or "") if o else None
                 self.restored += 1
         self.record = RestoreRecord()
+
+
+def _scalar(value: object) -> Scalar:
+    """A cell value as the record stores it (dates and times as ISO text)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
+def _restore_value(cell: Cell, entry: ValueEntry) -> None:
+    if entry.formula:
+        cell.value = entry.original
+    elif entry.original is None:
+        cell.value = None
+    else:
+        write_value(cell, entry.original, wrap=False)
 
 
 def _activate(wb: Workbook, ws: Worksheet) -> None:
@@ -491,6 +523,25 @@ def append_log(wb: Workbook, entries: Sequence[LogEntry]) -> None:
         row = ws.max_row + 1
         for col, name in enumerate(LogEntry.columns(), start=1):
             write_value(ws.cell(row, col), getattr(entry, name))
+        _present(ws, row, entry)
+
+
+_LINK_FONT = Font(color="FF0563C1", underline="single")
+_LEGEND = "Fill: the colour this question's evidence is highlighted in (answer cells; headers lighter)."
+
+
+def _present(ws: Worksheet, row: int, entry: LogEntry) -> None:
+    """Evidence as a hyperlink to its first answer cell; the question cell in the evidence colour."""
+    columns = LogEntry.columns()
+    if entry.link:
+        cell = ws.cell(row, columns.index("evidence") + 1)
+        cell.hyperlink = Hyperlink(ref=cell.coordinate, location=entry.link, tooltip=f"Go to {entry.link}")
+        cell.font = _LINK_FONT
+    if entry.colour:
+        ws.cell(row, columns.index("question") + 1).fill = _solid(entry.colour)
+        header = ws.cell(1, columns.index("question") + 1)
+        if header.comment is None:
+            header.comment = _comment(_LEGEND, NOTE_AUTHOR)
 
 
 def drop_log(wb: Workbook) -> int:
@@ -508,9 +559,16 @@ def write_workbook(
     *,
     log: Sequence[LogEntry] = (),
     remove_log: bool = False,
+    only_if_marked: bool = False,
 ) -> WriteReport:
-    """Load `plan.source`, apply `actions`, append `log` rows, save atomically to `plan.output`."""
+    """Load `plan.source`, apply `actions`, append `log` rows, save atomically to `plan.output`.
+
+    `only_if_marked` (for `clear`): write nothing when the workbook has no restore record and no
+    log sheet to remove.
+    """
     wb, notes = load_for_write(plan.source)
+    if only_if_marked and not len(read_record(wb)) and not (remove_log and log_sheets(wb)):
+        return WriteReport(output=plan.output, warnings=notes, written=False)
     restored = apply_actions(wb, actions)
     append_log(wb, log)
     dropped = drop_log(wb) if remove_log else 0

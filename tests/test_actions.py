@@ -7,12 +7,14 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from celltrace.shared.a1 import sheet_address
 from celltrace.shared.actions import (
     NOTE_MAX_CHARS,
     ActionList,
     Clear,
     Colours,
     Fill,
+    LogEntry,
     Note,
     Select,
     SetValue,
@@ -165,7 +167,14 @@ def test_evidence_text_and_log_entry() -> None:
         "evidence": "C5 (headers: B1:C1, 'Other''s'!A1)",
         "engine": "offline",
         "llm_calls": 3,
+        "link": "Data!C5",  # the evidence cell links to the first answer cell
+        "colour": None,  # not highlighted: no legend colour
     }
+    assert log_entry(res, sheet="Data", range_="A1:F20", colour="#9BC2E6").colour == "#9BC2E6"
+    assert "link" not in LogEntry.columns() and "colour" not in LogEntry.columns()
+    assert [sheet_address(s, "B10") for s in ("Income Statement", "Data", "A1", "2017", "Q&A")] == [
+        "'Income Statement'!B10", "Data!B10", "'A1'!B10", "'2017'!B10", "'Q&A'!B10"
+    ]  # fmt: skip
 
 
 def test_restore_record_keeps_the_first_original() -> None:

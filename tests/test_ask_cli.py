@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import openpyxl
@@ -73,8 +74,10 @@ def test_ask_human_output(llm_server: ScriptedLLM, workbook: Path) -> None:
     out = CliRunner().invoke(app, ["ask", str(workbook), QUESTION, "--engine", "llm"], env=_env(llm_server))
     assert out.exit_code == 0, out.output
     assert "Answer: 55" in out.stdout  # as the cell shows it
-    assert "Survey!E8  answer" in out.stdout
-    assert "3. GetSharedNeighbours((2, 3, 'percent'), (6, 0, 'food service'))" in out.stdout
+    assert re.search(r"^  Survey!E8 +answer  55$", out.stdout, re.M)
+    # steps name sheet addresses (the table starts at B2), one action per line, never 0-based tuples
+    assert '3. GetSharedNeighbours Survey!E4 "percent", Survey!B8 "food service"' in out.stdout
+    assert "(2, 3, 'percent')" not in out.stdout
 
 
 def test_ask_failure_is_one_result_not_a_traceback(llm_server: ScriptedLLM, workbook: Path) -> None:

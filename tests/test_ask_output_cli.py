@@ -59,6 +59,33 @@ def test_answer_cell_highlights_and_json_output(book, asked, monkeypatch, capsys
     assert code == 0, err
     wb = openpyxl.load_workbook(output)
     assert wb[LOG_SHEET].max_row == 3 and RECORD_SHEET in wb.sheetnames
+    assert wb[LOG_SHEET]["G3"].hyperlink.location == "Data!C4"  # evidence links to the answer cell
+    assert "Engine: offline" in wb["Data"]["C4"].comment.text.splitlines()
+    # clear removes the written answer too (the cell was empty before celltrace wrote it)
+    code, _, err = run_main(monkeypatch, capsys, "clear", str(output), "--in-place")
+    assert code == 0, err
+    wb = openpyxl.load_workbook(output)
+    assert wb["Other"]["F1"].value is None and RECORD_SHEET not in wb.sheetnames
+
+
+def test_clear_restores_an_overwritten_value_and_keeps_later_edits(book, asked, monkeypatch, capsys) -> None:
+    wb = openpyxl.load_workbook(book)
+    wb["Other"]["F1"], wb["Other"]["F2"] = "=1+1", "kept"
+    wb.save(book)
+    for cell in ("F1", "F2"):
+        code, _, err = run_main(
+            monkeypatch, capsys, "ask", str(book), "Revenue?", "--sheet", "Data", "--range", "A3:D6",
+            "--answer-cell", f"Other!{cell}", "--overwrite", "--out", str(book.with_name(f"{cell}.xlsx")),
+        )  # fmt: skip
+        assert code == 0, err
+    edited = openpyxl.load_workbook(book.with_name("F2.xlsx"))
+    edited["Other"]["F2"] = "edited after celltrace"
+    edited.save(book.with_name("F2.xlsx"))
+    for cell, expected in (("F1", "=1+1"), ("F2", "edited after celltrace")):
+        path = book.with_name(f"{cell}.xlsx")
+        code, _, err = run_main(monkeypatch, capsys, "clear", str(path), "--in-place")
+        assert code == 0, err
+        assert openpyxl.load_workbook(path)["Other"][cell].value == expected
 
 
 def test_no_output_flags_write_nothing(book, asked, monkeypatch, capsys) -> None:

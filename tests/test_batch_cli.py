@@ -115,7 +115,7 @@ def column(path: Path, sheet: str, col: str) -> list:
 def test_fifty_questions_with_three_broken(book, fake, monkeypatch, capsys) -> None:
     code, out, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A200",
-        "--engine", "offline", "--workers", "4",
+        "--engine", "offline", "--workers", "4", "--json",
     )  # fmt: skip
     assert code == 0, err
     summary = json.loads(out)
@@ -148,7 +148,7 @@ def test_engine_exceptions_are_isolated_and_highlights(book, fake, monkeypatch, 
     out = book.with_name("answers.xlsx")
     code, stdout, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A51",
-        "--answers", "Q!E2", "--evidence", "Q!G2", "--highlight", "last", "--out", str(out),
+        "--answers", "Q!E2", "--evidence", "Q!G2", "--highlight", "last", "--out", str(out), "--json",
     )  # fmt: skip
     assert code == 0, err
     assert json.loads(stdout)["failed"] == 4
@@ -196,7 +196,7 @@ def test_bad_input_is_one_line_and_leaves_no_file(book, fake, monkeypatch, capsy
 def test_offline_engine_end_to_end(book, monkeypatch, capsys) -> None:
     code, out, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A51",
-        "--engine", "offline", "--workers", "2",
+        "--engine", "offline", "--workers", "2", "--json",
     )  # fmt: skip
     assert code == 0, err
     summary = json.loads(out)
@@ -205,3 +205,35 @@ def test_offline_engine_end_to_end(book, monkeypatch, capsys) -> None:
     answers = column(Path(summary["output"]), "Q", "B")
     assert all(a not in (None, "") for a in answers)
     assert all(answers[i].startswith("#ERROR") for i in BROKEN)
+
+
+def test_highlight_all_gives_each_question_a_colour_and_a_legend(book, monkeypatch, capsys) -> None:
+    def answer(table, question, engine):  # question i answers from cell B(4+i): evidence never shared
+        i = int(question.split()[-1])
+        cell = EvidenceCell(
+            sheet=table.sheet, address=f"B{4 + i}", rows=[3 + i], cols=[1], text="", role="answer"
+        )
+        return AskResult(
+            question=question, status="answered", engine="offline", answer=["x"], evidence=[cell]
+        )
+
+    monkeypatch.setattr(batch_cmd, "_answer", answer)
+    wb = openpyxl.load_workbook(book)
+    for i in range(3):
+        wb["Q"].cell(i + 2, 1, f"question {i}")
+    wb.save(book)
+    code, out, err = run_main(
+        monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A4",
+        "--highlight", "all",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "question cell" in out and "Q!A2" in out  # a human table by default
+    result = openpyxl.load_workbook(book.with_name("hitab.celltrace.xlsx"))
+    fills = [result["Data"][f"B{4 + i}"].fill.fgColor.rgb for i in range(3)]
+    assert len(set(fills)) == 3
+    log = result[LOG_SHEET]
+    columns = [c.value for c in log[1]]
+    q_col, e_col = columns.index("question") + 1, columns.index("evidence") + 1
+    assert [log.cell(r, q_col).fill.fgColor.rgb for r in (2, 3, 4)] == fills  # the legend
+    assert log.cell(1, q_col).comment is not None
+    assert [log.cell(r, e_col).hyperlink.location for r in (2, 3, 4)] == ["Data!B4", "Data!B5", "Data!B6"]

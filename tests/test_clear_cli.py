@@ -39,7 +39,7 @@ def highlighted(tmp_path: Path) -> tuple[Path, dict]:
 def test_clear_to_a_copy(highlighted, monkeypatch, capsys) -> None:
     out, original = highlighted
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    code, stdout, err = run_main(monkeypatch, capsys, "clear", str(out))
+    code, stdout, err = run_main(monkeypatch, capsys, "clear", str(out), "--json")
     assert code == 0, err
     report = json.loads(stdout)
     cleared = Path(report["output"])
@@ -52,17 +52,23 @@ def test_clear_to_a_copy(highlighted, monkeypatch, capsys) -> None:
 
 def test_clear_in_place_with_drop_log(highlighted, monkeypatch, capsys) -> None:
     out, original = highlighted
-    code, stdout, err = run_main(monkeypatch, capsys, "clear", str(out), "--in-place", "--drop-log")
+    code, stdout, err = run_main(monkeypatch, capsys, "clear", str(out), "--in-place", "--drop-log", "--json")
     assert code == 0, err
-    assert json.loads(stdout) == {"output": str(out), "restored": 6, "logs_dropped": 1}
+    assert json.loads(stdout) == {"output": str(out), "restored": 6, "logs_dropped": 1, "written": True}
     assert openpyxl.load_workbook(out).sheetnames == ["Data", "Other"]
     assert snapshot(out) == original
-    # nothing left to clear: a warning, still a valid copy
+    # nothing left to clear: exit 0, says so, writes no file (no *.cleared.cleared.xlsx either)
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
     code, stdout, err = run_main(
         monkeypatch, capsys, "clear", str(out), "--out", str(out.with_name("again.xlsx"))
     )
-    assert code == 0 and "no celltrace highlights or notes to restore" in err
-    assert RECORD_SHEET not in openpyxl.load_workbook(out.with_name("again.xlsx")).sheetnames
+    assert code == 0 and "nothing of celltrace's to clear; no file written" in stdout
+    assert not out.with_name("again.xlsx").exists()
+    code, stdout, err = run_main(monkeypatch, capsys, "clear", str(out), "--in-place", "--json")
+    assert code == 0 and json.loads(stdout) == {
+        "output": None, "restored": 0, "logs_dropped": 0, "written": False
+    }  # fmt: skip
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == digest
 
 
 def test_clear_bad_input(highlighted, monkeypatch, capsys, tmp_path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from celltrace.server.commands.ask_cmd import _human
+from celltrace.server.commands.ask_cmd import human
 from celltrace.server.engine.api import answer_question
 from celltrace.server.engine.context import headers_of
 from celltrace.server.engine.policy import FinalAnswer
@@ -62,10 +62,11 @@ def test_a_scale_caption_in_a_header_label_and_a_thousands_shorthand() -> None:
 def test_cli_shows_a_best_guess_as_such() -> None:
     guess = AskResult(question="q", status="abstained", error="confidence 0.10 below 0.15", engine="offline",
                       answer=["$29,000"], value=29000.0, unit="$ millions", confidence=0.1)
-    text = _human(guess)
-    assert text.startswith("Best guess (low confidence): $29,000 ($ millions)")
+    text = "\n".join(human(guess, FILING))
+    assert text.startswith("Best guess (low confidence): $29,000 ($ millions) · confidence 0.10")
     assert "confidence 0.10 below 0.15" in text
-    assert _human(AskResult(question="q", status="abstained", engine="offline")).startswith("No answer")
+    abstained = AskResult(question="q", status="abstained", engine="offline")
+    assert human(abstained, FILING)[0] == "No answer (abstained)."
 
 
 def test_a_unit_row_gives_the_unit_of_the_numbers_under_it() -> None:

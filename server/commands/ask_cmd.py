@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -17,6 +16,7 @@ from celltrace.server.commands.common import (
     load_table,
     question_arg,
 )
+from celltrace.server.commands.hints import better_sheet, check_workbook_arg
 from celltrace.server.commands.output import (
     AnswerCellOpt,
     InPlaceOpt,
@@ -25,8 +25,11 @@ from celltrace.server.commands.output import (
     prepare_ask_output,
     write_answer,
 )
+from celltrace.server.commands.render import echo, echo_json, spinner, step_lines
+from celltrace.shared.a1 import sheet_address
 from celltrace.shared.actions import BEST_GUESS, is_best_guess, with_unit
 from celltrace.shared.schemas import AskResult
+from celltrace.shared.table import Table
 
 EngineOpt = Annotated[
     Literal["auto", "llm", "offline"],
@@ -63,12 +66,17 @@ def ask(
     """Answer QUESTION about a table in WORKBOOK; exit code 1 when the engine failed."""
     from celltrace.server.engine.api import answer_question
 
+    check_workbook_arg(workbook, question)
     question = question_arg(question)
     tbl = load_table(workbook, sheet, range_, name, table, question)
+    if sheet is None and range_ is None and name is None and table is None:
+        better = better_sheet(workbook, tbl, question)
+        tbl = load_table(workbook, better, question=question) if better else tbl
     output = prepare_ask_output(
         workbook, tbl, out=out, answer_cell=answer_cell, in_place=in_place, overwrite=overwrite
     )
-    result = answer_question(tbl, question, engine=engine)
+    with spinner(f"Answering on {sheet_address(tbl.sheet, tbl.origin.address if tbl.origin else '')} …"):
+        result = answer_question(tbl, question, engine=engine)
     if picture is not None:
         from celltrace.server.picture import trace_svg, write_picture
 
@@ -77,19 +85,18 @@ def ask(
     if output is not None and result.status != "failed":
         written = write_answer(output, tbl, result)
         typer.echo(f"written: {written}", err=True)
-    if json_out and written is not None:  # the AskResult plus where the highlighted copy went
-        data = {**result.model_dump(mode="json"), "output": str(written)}
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    if json_out:  # the AskResult, plus where the highlighted copy went
+        data = result.model_dump(mode="json")
+        echo_json({**data, "output": str(written)} if written is not None else data)
     else:
-        typer.echo(result.model_dump_json(indent=2) if json_out else _human(result))
+        for line in human(result, tbl):
+            echo(line)
     if result.status == "failed":
         raise typer.Exit(1)
 
 
-def _human(result: AskResult) -> str:
-    """Answer, evidence addresses, steps and cost, for a terminal."""
-    from celltrace.server.prompting import format_action
-
+def human(result: AskResult, table: Table) -> list[str]:
+    """Answer (with unit and confidence) first, then the table it was read from, evidence, steps, cost."""
     if result.status == "failed":
         lines = [f"Failed: {result.error}"]
     elif is_best_guess(result):
@@ -99,21 +106,22 @@ def _human(result: AskResult) -> str:
         lines = ["No answer (abstained)."]
     else:
         lines = [f"Answer: {with_unit(result, ', ')}"]
+    if result.confidence is not None and result.status != "failed":
+        lines[0] += f" · confidence {result.confidence:.2f}"
+    if table.origin:
+        lines.append(f"Table: {sheet_address(table.sheet, table.origin.address)}")
     if result.evidence:
         lines.append("Evidence:")
+        width = max(len(sheet_address(e.sheet, e.address)) for e in result.evidence)
         for e in result.evidence:
-            lines.append(f"  {e.sheet + '!' if e.sheet else ''}{e.address}  {e.role:<6}  {e.text}")
+            lines.append(f"  {sheet_address(e.sheet, e.address):<{width}}  {e.role:<6}  {e.text}")
     if result.steps:
         lines.append("Steps:")
-        for i, step in enumerate(result.steps, 1):
-            lines.append(f"  {i}. {'; '.join(format_action(a) for a in step.actions) or '(no action)'}")
-            lines += [f"     → {o}" for o in step.observations]
-    if result.region:
-        lines.append(f"Table: {result.region}")
+        lines += step_lines(table, result.steps)
     lines += [f"Warning: {w}" for w in result.warnings]
     u = result.usage
     lines.append(
         f"Engine: {result.engine}; {u.llm_calls} LLM call(s), {u.prompt_tokens}+{u.completion_tokens} "
         f"tokens; {result.seconds:.2f} s"
     )
-    return "\n".join(lines)
+    return lines

@@ -6,12 +6,12 @@ muted guess fill. Each question is isolated:
 a broken question (empty after cleaning, over `MAX_QUESTION_CHARS`) or an engine exception
 becomes a `#ERROR: <reason>` text in its answer cell and the run goes on. Answers go to
 `--answers` (default: the column right of the questions), evidence addresses to `--evidence`
-(default: the column right of the answers), one log row per question; a JSON summary is printed.
+(default: the column right of the answers), one log row per question; a table of answers is
+printed (`--json`: the summary object).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -38,15 +38,20 @@ from celltrace.server.commands.output import (
     read_values,
     target,
 )
-from celltrace.shared.a1 import cell_ref, range_ref
+from celltrace.server.commands.render import echo, echo_json, print_table
+from celltrace.shared.a1 import cell_ref, range_ref, sheet_address
 from celltrace.shared.actions import (
     Action,
     Clear,
+    Colours,
     SetValue,
     actions_for_answer,
     answer_cell_actions,
+    answer_text,
     evidence_text,
     log_entry,
+    one_line,
+    question_colours,
 )
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import MAX_QUESTION_CHARS, clean_question
@@ -120,8 +125,15 @@ def batch(
     out: OutOpt = None,
     in_place: InPlaceOpt = False,
     overwrite: OverwriteOpt = False,
+    json_out: Annotated[
+        bool,
+        typer.Option("--json", help="Print the summary {n, answered, abstained, failed, output, seconds}."),
+    ] = False,
 ) -> None:
-    """Answer every question in a column; answers, evidence addresses and a log row per question."""
+    """Answer every question in a column; answers, evidence addresses and a log row per question.
+
+    `--highlight all` gives each question its own colour; the log sheet's question cells show which.
+    """
     started = time.perf_counter()
     plan = prepare(workbook, out, in_place)
     tbl = load_table(workbook, sheet, range_, name, table)
@@ -157,12 +169,15 @@ def batch(
                 )
             )
     answered = [r for r in results if r.status == "answered"]
-    if highlight != "none":
+    shown = [] if highlight == "none" else answered[-1:] if highlight == "last" else answered
+    colours = {id(r): question_colours(i) for i, r in enumerate(shown)}
+    if shown:
         actions.append(Clear())
-        for result in answered[-1:] if highlight == "last" else answered:
-            actions += actions_for_answer(result)
+        for result in shown:
+            actions += actions_for_answer(result, colours=colours[id(result)])
     address = tbl.origin.address if tbl.origin else ""
-    report = finish(plan, actions, [log_entry(r, sheet=tbl.sheet, range_=address) for r in results])
+    log = [log_entry(r, sheet=tbl.sheet, range_=address, colour=_answer_colour(colours, r)) for r in results]
+    report = finish(plan, actions, log)
     summary = {
         "n": len(results),
         "answered": len(answered),
@@ -171,4 +186,28 @@ def batch(
         "output": str(report.output),
         "seconds": round(time.perf_counter() - started, 3),
     }
-    typer.echo(json.dumps(summary))
+    if json_out:
+        echo_json(summary)
+        return
+    lines = [
+        (
+            sheet_address(q_sheet, cell_ref(row, qc)),
+            one_line(str(q), 60),
+            r.status,
+            one_line(answer_text(r), 40),
+            "" if r.confidence is None else f"{r.confidence:.2f}",
+            evidence_text(r.evidence, tbl.sheet),
+        )
+        for (row, q), r in zip(rows, results, strict=True)
+    ]
+    columns = ["question cell", "question", "status", "answer", "confidence", "evidence"]
+    print_table("Answers", columns, lines)
+    echo(
+        f"{summary['answered']} answered, {summary['abstained']} abstained, {summary['failed']} failed "
+        f"of {summary['n']} in {summary['seconds']:.1f} s; written: {report.output}"
+    )
+
+
+def _answer_colour(colours: dict[int, Colours], result: AskResult) -> str | None:
+    chosen = colours.get(id(result))
+    return chosen.answer if chosen else None

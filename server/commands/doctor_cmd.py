@@ -5,12 +5,14 @@ from __future__ import annotations
 import platform
 import sys
 import time
+from typing import Annotated
 from urllib.parse import urlsplit
 
 import typer
 
 from celltrace.server import __version__
 from celltrace.server.api.runtime import available_engines, stage_models
+from celltrace.server.commands.render import echo, echo_json, spinner
 from celltrace.server.commands.serve_cmd import load_server_settings
 from celltrace.server.settings import Settings
 
@@ -35,7 +37,11 @@ def _embedding() -> tuple[bool, str]:
     return True, f"{MODEL_ID}: loadable (dim {dim}, {time.monotonic() - started:.1f} s)"
 
 
-def doctor() -> None:
+def doctor(
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the checks as one JSON object {check: value, ..., ok}.")
+    ] = False,
+) -> None:
     """Print version, Python, the LLM endpoint (model, context window, structured output: one
     `/v1/models` probe and a 1-token chat), models per stage, embedding model and sandbox isolation;
     exit 1 when the endpoint or the embedding model cannot be used."""
@@ -43,40 +49,48 @@ def doctor() -> None:
 
     engine = Settings()
     server = load_server_settings()
-    lines = [
-        f"celltrace {__version__}",
-        f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.platform()}",
-        f"executable {sys.executable}",
-    ]
+    facts: dict[str, str] = {
+        "celltrace": __version__,
+        "python": f"{platform.python_version()} ({platform.python_implementation()}) "
+        f"on {platform.platform()}",
+        "executable": sys.executable,
+    }
     llm_ok = True
     if engine.llm_configured:
         from celltrace.server.llm_check import check_endpoint
 
-        lines.append(f"llm: configured, endpoint {endpoint(engine.base_url)}, api key {_set(engine.api_key)}")
-        llm_ok, checked = check_endpoint(engine)
-        lines += checked
-        lines += [f"  model {stage}: {model}" for stage, model in stage_models(engine).items()]
+        facts["llm"] = f"configured, endpoint {endpoint(engine.base_url)}, api key {_set(engine.api_key)}"
+        with spinner("Contacting the LLM endpoint …"):
+            llm_ok, checked = check_endpoint(engine)
+        for line in checked:  # "  model: …", "  context window: …", …
+            check, _, value = line.strip().partition(": ")
+            facts[f"llm {check}"] = value
+        facts |= {f"model {stage}": model for stage, model in stage_models(engine).items()}
     else:
-        lines.append("llm: not configured (set CELLTRACE_MODEL and/or OPENAI_BASE_URL); auto uses offline")
-    lines.append(f"engines: {', '.join(available_engines(engine))}")
-    ok, embedding = _embedding() if engine.dense_retrieval else (True, "dense retrieval off (not loaded)")
-    lines.append(f"embedding model: {embedding}")
+        facts["llm"] = "not configured (set CELLTRACE_MODEL and/or OPENAI_BASE_URL); auto uses offline"
+    facts["engines"] = ", ".join(available_engines(engine))
+    with spinner("Loading the embedding model …"):
+        ok, embedding = _embedding() if engine.dense_retrieval else (True, "dense retrieval off (not loaded)")
+    facts["embedding model"] = embedding
     isolation = isolation_info()
-    lines.append(f"sandbox isolation: {isolation}")
+    facts["sandbox isolation"] = isolation
     required = [x.strip() for x in engine.sandbox_require.split(",") if x.strip()]
     missing = [x for x in required if x not in isolation]
-    lines.append(
-        f"sandbox required (CELLTRACE_SANDBOX_REQUIRE): {', '.join(required) or 'nothing'}; "
-        + (f"MISSING {', '.join(missing)}: generated programs will not run" if missing else "all present")
+    facts["sandbox required (CELLTRACE_SANDBOX_REQUIRE)"] = f"{', '.join(required) or 'nothing'}; " + (
+        f"MISSING {', '.join(missing)}: generated programs will not run" if missing else "all present"
     )
-    lines.append(
-        f"server: token {_set(server.token_value())}, "
+    facts["server"] = (
+        f"token {_set(server.token_value())}, "
         f"CORS origins {', '.join(server.cors_origins) or 'none'}, "
         f"body ≤ {server.max_body_bytes:,} B, ≤ {server.max_cells:,} cells, question ≤ "
         f"{server.max_question_chars:,} chars, deadline {server.request_deadline:g} s, "
         f"LLM in flight ≤ {server.max_llm_inflight}"
     )
-    typer.echo("\n".join(lines))
+    if json_out:
+        echo_json({**facts, "ok": ok and llm_ok})
+    else:
+        for check, value in facts.items():
+            echo(f"{check}: {value}")
     if not (ok and llm_ok):
         raise typer.Exit(1)
 

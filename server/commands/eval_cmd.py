@@ -1,4 +1,4 @@
-"""`celltrace eval`: answer a JSONL data file and print one JSON summary on stdout."""
+"""`celltrace eval`: answer a JSONL data file and print its scores (a table, or `--json` the summary)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from celltrace.server.commands.render import print_table
 from celltrace.server.evaluation.harness import Engine, evaluate
 from celltrace.server.llm import UsageMeter
 from celltrace.server.settings import Settings
@@ -42,8 +43,11 @@ def eval_(
             "table on the sheet) and answer from the whole sheet with table detection (no range).",
         ),
     ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object (fields: README).")
+    ] = False,
 ) -> None:
-    """Answer every record from its table only, score it, and print one JSON summary."""
+    """Answer every record from its table only, score it, and print the scores."""
     verdict = None
     if judge:
         from celltrace.server.evaluation.judge import Judge
@@ -60,4 +64,23 @@ def eval_(
             )
 
     summary = evaluate(data, engine, limit, workers, out, resume, verdict, via_xlsx)
-    print(json.dumps(summary))
+    if json_out:
+        print(json.dumps(summary))
+        return
+    nested = {k: v for k, v in summary.items() if isinstance(v, dict)}
+    print_table(
+        f"{data.name} ({engine})",
+        ["metric", "value"],
+        [(k, _number(v)) for k, v in summary.items() if k not in nested],
+    )
+    for key, groups in nested.items():
+        rows = [(label, *(_number(x) for x in values.values())) for label, values in groups.items()]
+        if rows:
+            columns = list(next(iter(groups.values())))
+            print_table(key, [key.removeprefix("by_"), *columns], rows)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".")
+    return "—" if value is None else str(value)

@@ -19,6 +19,7 @@ from celltrace.server.commands.common import (
     question_arg,
 )
 from celltrace.server.commands.output import finish, prepare
+from celltrace.server.commands.render import spinner
 from celltrace.server.longform.schemas import LongformResult
 from celltrace.shared.actions import LogEntry, evidence_text, plan_actions
 from celltrace.shared.errors import UserError
@@ -67,7 +68,8 @@ def longform(
     initial = user_plan(_read_json(plan)) if plan is not None else None
     tbl = load_table(workbook, sheet, range_, name, table, question)
     output = prepare(workbook, out, in_place=False) if out is not None else None
-    result = answer_longform(tbl, question, plan=initial)
+    with spinner("Planning and answering …"):
+        result = answer_longform(tbl, question, plan=initial)
     if output is not None and result.status == "answered":
         typer.echo(f"written: {write_longform(output, tbl, result)}", err=True)
     typer.echo(result.model_dump_json(indent=2) if json_out else _human(result))

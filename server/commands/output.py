@@ -13,7 +13,7 @@ import openpyxl
 import typer
 
 from celltrace.shared.a1 import AddressError, cell_ref, parse_range
-from celltrace.shared.actions import Action, LogEntry, actions_for_answer, log_entry, parse_target
+from celltrace.shared.actions import Action, Colours, LogEntry, actions_for_answer, log_entry, parse_target
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
@@ -147,5 +147,5 @@ def write_answer(output: AskOutput, table: Table, result: AskResult) -> Path:
         clear_previous=True,
     )
     address = table.origin.address if table.origin else ""
-    report = finish(output.plan, actions, [log_entry(result, sheet=table.sheet, range_=address)])
-    return report.output
+    entry = log_entry(result, sheet=table.sheet, range_=address, colour=Colours().answer)
+    return finish(output.plan, actions, [entry]).output

@@ -1,0 +1,77 @@
+"""The CLI for people: --version, hints for common mistakes, sheet addresses, --json everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_clear_cli import run_main
+
+from celltrace.server import __version__
+from celltrace.shared.actions import note_text
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = str(ROOT / "examples" / "financials.xlsx")
+
+
+def test_version(monkeypatch, capsys) -> None:
+    code, out, _ = run_main(monkeypatch, capsys, "--version")
+    assert code == 0 and out == f"celltrace {__version__}\n"
+
+
+def test_swapped_arguments_say_so(monkeypatch, capsys) -> None:
+    code, out, err = run_main(monkeypatch, capsys, "ask", "What was net income in 2017?", BOOK)
+    assert code == 2 and out == ""
+    assert "arguments look swapped" in err and err.count("\n") == 1
+    code, _, err = run_main(monkeypatch, capsys, "ask", "What was net income in 2017?", "x")
+    assert code == 2 and "looks like a question" in err
+
+
+def test_question_about_another_sheet_is_answered_there(monkeypatch, capsys) -> None:
+    code, out, err = run_main(
+        monkeypatch, capsys, "ask", BOOK, "What were available seat miles in 2016?", "--engine", "offline"
+    )
+    assert code == 0, err
+    assert "answering from sheet 'Statistics'" in err and "add --sheet Operations" in err
+    assert "Table: Statistics!" in out
+    # with --sheet the user's choice stands and no hint is given
+    code, out, err = run_main(
+        monkeypatch, capsys, "ask", BOOK, "What were available seat miles in 2016?", "--sheet", "Operations",
+        "--engine", "offline",
+    )  # fmt: skip
+    assert code == 0 and "hint" not in err and "Table: Operations!" in out
+
+
+def test_range_past_the_used_range_is_reported(monkeypatch, capsys) -> None:
+    code, out, err = run_main(
+        monkeypatch, capsys, "ask", BOOK, "What was cargo revenue in 2016?", "--range", "A1:ZZ99999",
+        "--engine", "offline", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)  # stdout stays pure JSON; the warning is in it
+    assert data["status"] == "answered"
+    assert any("range A1:ZZ99999 extends past the last used cell" in w for w in data["warnings"])
+
+
+def test_text_output_uses_sheet_addresses(monkeypatch, capsys) -> None:
+    code, out, err = run_main(
+        monkeypatch, capsys, "ask", BOOK, "What was cargo revenue in 2016?", "--engine", "offline"
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Answer: ")
+    assert "  1. VisitNode Operations!" in out and "(4, 0," not in out and "(5, 1," not in out
+
+
+def test_doctor_json(monkeypatch, capsys) -> None:
+    monkeypatch.setenv("CELLTRACE_DENSE_RETRIEVAL", "false")
+    code, out, err = run_main(monkeypatch, capsys, "doctor", "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["celltrace"] == __version__ and data["ok"] is True and "sandbox isolation" in data
+
+
+def test_note_names_unit_confidence_and_engine() -> None:
+    text = note_text("Net income 2017?", "$1,234", "offline", unit="USD millions", confidence=0.8234)
+    assert "Engine: offline · unit: USD millions · confidence 0.82" in text.splitlines()
+    assert "Engine: llm" in note_text("q", "a", "llm").splitlines()
