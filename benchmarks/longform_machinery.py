@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from llm_server import ScriptedLLM  # noqa: E402
 
+from celltrace.server.evaluation.devdata import dev_data_dir  # noqa: E402
 from celltrace.server.longform.engine import answer_longform  # noqa: E402
 from celltrace.server.settings import Settings  # noqa: E402
 from celltrace.shared.table import Table  # noqa: E402
@@ -168,7 +169,7 @@ class Machinery:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=50)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=dev_data_dir())
     parser.add_argument("--buggy", type=float, default=0.25, help="share of first programs with a bug")
     args = parser.parse_args()
     records = []

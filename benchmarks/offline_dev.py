@@ -15,10 +15,10 @@ import os
 import random
 import time
 from collections import defaultdict
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from celltrace.server.evaluation.devdata import dev_data_dir
 from celltrace.server.evaluation.metrics import em_strict, evidence_scores
 from celltrace.server.offline.solver import solve
 from celltrace.server.retrieval import Retriever
@@ -26,7 +26,7 @@ from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
 
-DATA = Path("/work/shared/data")
+DATA = dev_data_dir()
 
 
 def run(dataset: str, limit: int | None, dense: bool, show_fail: int, min_conf: float) -> None:

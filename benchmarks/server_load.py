@@ -28,7 +28,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from celltrace.server.evaluation.devdata import dev_data_dir
+
+DATA = dev_data_dir()
 REQUEST_TIMEOUT_S = 120.0
 STARTUP_S = 120.0
 

@@ -1,4 +1,5 @@
-"""The FastAPI app factory of `celltrace serve` (OpenAPI at `/openapi.json`, docs at `/docs`).
+"""The FastAPI app factory of `celltrace serve` (OpenAPI at `/openapi.json`, docs at `/docs` and
+`/redoc` from local assets, `/` redirects to `/docs`).
 
 Settings, worker threads and the embedding model are set up once in the lifespan, not per request.
 """
@@ -13,11 +14,12 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from celltrace.server import __version__
-from celltrace.server.api import addin, ask, errors, graph, health, longform
+from celltrace.server.api import addin, ask, docs, errors, graph, health, longform
 from celltrace.server.api.auth import BearerAuthMiddleware
 from celltrace.server.api.hosts import HostAllowListMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
 from celltrace.server.api.runtime import Runtime, warm_up
+from celltrace.server.api.upload import UploadRoutingMiddleware
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
 
@@ -43,10 +45,14 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
         version=__version__,
         summary="Ask questions about Excel tables; answers come back with their evidence cells.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     errors.install(app)
+    docs.install(app)
     for module in (health, graph, ask, longform, addin):
         app.include_router(module.router)
+    app.add_middleware(UploadRoutingMiddleware)
     app.add_middleware(
         RequestLimitsMiddleware,
         max_body_bytes=server.max_body_bytes,

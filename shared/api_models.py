@@ -52,7 +52,7 @@ def check_table(table: TablePayload) -> None:
 
 
 class TableRequest(BaseModel):
-    table: TablePayload
+    table: TablePayload = Field(description="The table: its displayed grid, merged areas and origin.")
     detect: bool = Field(
         default=False,
         description="`table` is a sheet's used range: find the table block in it (captions above kept as "
@@ -76,8 +76,15 @@ class GraphRequest(TableRequest):
 class AskRequest(TableRequest):
     """`POST /v1/ask` and `POST /v1/ask/stream`."""
 
-    question: Question
-    engine: Engine = "auto"
+    question: Question = Field(
+        description="The question about the table (at most the server's question limit).",
+        examples=["What was cargo revenue in 2016?"],
+    )
+    engine: Engine = Field(
+        default="auto",
+        description="offline: no LLM; llm: graph reasoning with the configured model; auto: offline when "
+        "it is sure, else the model (offline when none is configured).",
+    )
     picture: bool = Field(default=False, description="also return the trace picture (SVG) as `picture`")
     answer_cell: CellAddress | None = Field(
         default=None,
@@ -89,14 +96,22 @@ class AskRequest(TableRequest):
 class LongformRequest(TableRequest):
     """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` (sub-questions) skips planning."""
 
-    question: Question
-    plan: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] | None = None
+    question: Question = Field(
+        description="The question, answered in a paragraph.", examples=["How did revenue develop?"]
+    )
+    plan: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] | None = Field(
+        default=None,
+        description="Sub-questions replacing the generated initial plan (optional).",
+        examples=[["What was revenue in 2016?", "What was revenue in 2017?"]],
+    )
 
 
 class AskResponse(AskResult):
     """The `ask --json` shape plus the write-back actions the add-in applies."""
 
-    actions: list[Action] = Field(default_factory=list)
+    actions: list[Action] = Field(
+        default_factory=list, description="Write-back actions (fills, note, answer value, selection)."
+    )
     picture: str | None = Field(
         default=None, description="the trace picture as an SVG document, when the request asked for it"
     )
@@ -106,27 +121,27 @@ class StepEvent(BaseModel):
     """One streamed progress event: a sentence saying what the engine did, plus the partial trace."""
 
     index: int = Field(description="1-based step (or plan item) number")
-    message: str
-    step: Step | None = None
+    message: str = Field(description="What the engine did, in one sentence.")
+    step: Step | None = Field(default=None, description="The step (graph engine).")
     detail: dict[str, Any] | None = Field(default=None, description="engine-specific step data")
-    trace: list[TraceCell] = Field(default_factory=list)
+    trace: list[TraceCell] = Field(default_factory=list, description="Cells visited so far.")
 
 
 class ErrorDetail(BaseModel):
-    code: str
-    message: str
+    code: str = Field(description="Stable error code.", examples=["too_many_cells"])
+    message: str = Field(description="One readable sentence.")
 
 
 class ErrorBody(BaseModel):
-    error: ErrorDetail
+    error: ErrorDetail = Field(description="What went wrong.")
     steps: list[StepEvent] | None = Field(default=None, description="steps done before a timeout")
 
 
 class HealthResponse(BaseModel):
     """`GET /v1/health`: never contains secrets."""
 
-    status: Literal["ok"] = "ok"
-    version: str
-    engines: list[str]
-    models: dict[str, str]
-    sandbox: str
+    status: Literal["ok"] = Field(default="ok", description="Always ok when the server answers.")
+    version: str = Field(description="celltrace version.", examples=["0.1.0"])
+    engines: list[str] = Field(description="Engines available.", examples=[["offline", "llm"]])
+    models: dict[str, str] = Field(description="Model per LLM stage.")
+    sandbox: str = Field(description="Isolation of generated programs.")

@@ -16,9 +16,15 @@ Role = Literal["answer", "header"]
 
 
 class OriginModel(BaseModel):
-    workbook: str | None = None
-    sheet: str
-    address: str
+    """Where the table sits in its workbook, so evidence comes back as real sheet addresses."""
+
+    workbook: str | None = Field(
+        default=None, description="Workbook file or name (informational).", examples=["financials.xlsx"]
+    )
+    sheet: str = Field(description="Worksheet name.", examples=["Income Statement"])
+    address: str = Field(
+        description="A1 range the table spans; cells[0][0] is its top-left cell.", examples=["A1:H28"]
+    )
 
 
 class TablePayload(BaseModel):
@@ -26,11 +32,29 @@ class TablePayload(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    cells: list[list[str]]
-    values: list[list[Any]] | None = None
-    merges: list[list[int]] = Field(default_factory=list)
-    title: str | None = None
-    origin: OriginModel | None = None
+    cells: list[list[str]] = Field(
+        description="The grid as displayed, row by row (all rows equally long); the covered cells of a "
+        "merged area are empty strings and its top-left cell holds the text.",
+        examples=[[["", "2017", "2016"], ["Revenue", "$1,200", "$1,100"]]],
+    )
+    values: list[list[Any]] | None = Field(
+        default=None,
+        description="Optional raw values with the same shape as `cells` (numbers as numbers, for "
+        "arithmetic); default: parsed from `cells`.",
+        examples=[[[None, 2017, 2016], ["Revenue", 1200, 1100]]],
+    )
+    merges: list[list[int]] = Field(
+        default_factory=list,
+        description="Merged areas as [first_row, first_col, last_row, last_col], 0-based indexes into "
+        "`cells`, inclusive, non-overlapping; e.g. [0, 1, 0, 2] spans the first row's 2nd and 3rd cells.",
+        examples=[[[0, 1, 0, 2]]],
+    )
+    title: str | None = Field(
+        default=None, description="Caption of the table, used as context.", examples=["Income statement"]
+    )
+    origin: OriginModel | None = Field(
+        default=None, description="Where the grid sits in a workbook (else addresses start at A1)."
+    )
 
     def to_table(self) -> Table:
         origin = Origin(**self.origin.model_dump()) if self.origin else None
@@ -55,96 +79,118 @@ class TablePayload(BaseModel):
 
 
 class GraphNodeModel(BaseModel):
-    id: int
-    rows: list[int]
-    cols: list[int]
-    address: str
-    text: str
-    value: Any = None
-    empty: bool
+    id: int = Field(description="Node id (edges refer to it).", examples=[4])
+    rows: list[int] = Field(description="0-based table rows the node spans.", examples=[[1]])
+    cols: list[int] = Field(description="0-based table columns the node spans.", examples=[[1, 2]])
+    address: str = Field(description="Sheet A1 address of the cell or merged area.", examples=["B2:C2"])
+    text: str = Field(description="Displayed text.", examples=["$1,200"])
+    value: Any = Field(default=None, description="Raw value (number, text or null).", examples=[1200])
+    empty: bool = Field(description="True for an empty cell.", examples=[False])
 
 
 class GraphEdgeModel(BaseModel):
-    a: int
-    b: int
-    relation: Literal["same_row", "same_column"]
+    a: int = Field(description="Node id.", examples=[4])
+    b: int = Field(description="Node id.", examples=[7])
+    relation: Literal["same_row", "same_column"] = Field(description="What the two nodes share.")
 
 
 class GraphResult(BaseModel):
     """`celltrace graph --json` and `POST /v1/graph`."""
 
-    sheet: str
-    range: str
-    nodes: list[GraphNodeModel]
-    edges: list[GraphEdgeModel] | None
-    warnings: list[str] = Field(default_factory=list)
+    sheet: str = Field(description="Worksheet of the table.", examples=["Operations"])
+    range: str = Field(description="A1 range of the table.", examples=["A1:H28"])
+    nodes: list[GraphNodeModel] = Field(description="One node per cell or merged area.")
+    edges: list[GraphEdgeModel] | None = Field(description="Edges, or null when over the requested maximum.")
+    warnings: list[str] = Field(default_factory=list, description="Reader warnings about the range.")
     region: str | None = Field(
         default=None, description="sheet address of the table block used (`'Sheet'!A3:H28`)"
     )
 
 
 class TraceCell(BaseModel):
-    sheet: str
-    address: str
-    rows: list[int]
-    cols: list[int]
-    text: str
+    sheet: str = Field(description="Worksheet name.", examples=["Income Statement"])
+    address: str = Field(description="A1 address of the cell or merged area.", examples=["D6"])
+    rows: list[int] = Field(description="0-based table rows it spans.", examples=[[5]])
+    cols: list[int] = Field(description="0-based table columns it spans.", examples=[[3]])
+    text: str = Field(description="Displayed text.", examples=["700"])
 
 
 class EvidenceCell(TraceCell):
-    role: Role
+    role: Role = Field(description="`answer`: holds the answer; `header`: a header qualifying it.")
 
 
 class StepAction(BaseModel):
-    name: str
-    args: list[Any] = Field(default_factory=list)
+    name: str = Field(description="Graph action.", examples=["VisitNode"])
+    args: list[Any] = Field(
+        default_factory=list,
+        description="Arguments; a node is [row, col, text] with 0-based table indexes.",
+        examples=[[[5, 1, "Cargo"]]],
+    )
 
 
 class Step(BaseModel):
-    thought: str = ""
-    actions: list[StepAction] = Field(default_factory=list)
-    observations: list[str] = Field(default_factory=list)
+    thought: str = Field(default="", description="The engine's reasoning for this step.")
+    actions: list[StepAction] = Field(default_factory=list, description="Actions taken in this step.")
+    observations: list[str] = Field(default_factory=list, description="What each action returned.")
 
 
 class StageUsage(BaseModel):
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    calls: int = Field(default=0, description="LLM calls of this stage.")
+    prompt_tokens: int = Field(default=0, description="Prompt tokens of this stage.")
+    completion_tokens: int = Field(default=0, description="Completion tokens of this stage.")
 
 
 class Usage(BaseModel):
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    by_stage: dict[str, StageUsage] = Field(default_factory=dict)
+    llm_calls: int = Field(default=0, description="LLM calls in total (0 for the offline engine).")
+    prompt_tokens: int = Field(default=0, description="Prompt tokens in total.")
+    completion_tokens: int = Field(default=0, description="Completion tokens in total.")
+    by_stage: dict[str, StageUsage] = Field(default_factory=dict, description="The same per LLM stage.")
 
 
 class AskResult(BaseModel):
     """`celltrace ask --json` (exact contract) and the body of `POST /v1/ask` (plus actions)."""
 
-    question: str
-    status: Status
-    error: str | None = None
-    engine: Literal["llm", "offline"]
-    answer: list[str] = Field(default_factory=list)
-    """The answer as the user reads it (source number format); an abstained result keeps its best
-    guess here."""
-    value: float | None = None
-    """The number answered, as Excel stores it (`3.8%` → 0.038…), when the answer is one number."""
-    unit: str | None = None
-    """The answer's unit (`%`, `$`, `$ millions`) from the number format or a caption, when known."""
-    confidence: float | None = None
-    """The engine's confidence that the answer is right (0–1); None when it failed."""
-    evidence: list[EvidenceCell] = Field(default_factory=list)
-    trace: list[TraceCell] = Field(default_factory=list)
-    steps: list[Step] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    seconds: float = 0.0
-    error_code: str | None = None
-    """Machine-readable kind of an LLM failure (`llm_unreachable`, `llm_timeout`, `llm_error`, ...)."""
+    question: str = Field(description="The question as answered.", examples=["What was revenue in 2016?"])
+    status: Status = Field(description="answered, abstained (not sure) or failed (see `error`).")
+    error: str | None = Field(default=None, description="Why it failed or abstained.")
+    engine: Literal["llm", "offline"] = Field(description="The engine that answered.")
+    answer: list[str] = Field(
+        default_factory=list,
+        description="The answer as the user reads it (source number format); an abstained result keeps "
+        "its best guess here.",
+        examples=[["700"]],
+    )
+    value: float | None = Field(
+        default=None,
+        description="The number answered, as Excel stores it (`3.8%` → 0.038…), when it is one number.",
+        examples=[700.0],
+    )
+    unit: str | None = Field(
+        default=None,
+        description="The answer's unit (`%`, `$`, `$ millions`) from the number format or a caption.",
+        examples=["$ millions"],
+    )
+    confidence: float | None = Field(
+        default=None,
+        description="The engine's confidence that the answer is right (0–1); None when it failed.",
+        examples=[0.93],
+    )
+    evidence: list[EvidenceCell] = Field(
+        default_factory=list, description="The answer cells and the headers that qualify them."
+    )
+    trace: list[TraceCell] = Field(default_factory=list, description="Every cell the engine visited.")
+    steps: list[Step] = Field(default_factory=list, description="The reasoning steps, in order.")
+    usage: Usage = Field(default_factory=Usage, description="LLM calls and tokens.")
+    seconds: float = Field(default=0.0, description="Wall time of the answer.", examples=[0.12])
+    error_code: str | None = Field(
+        default=None,
+        description="Machine-readable kind of an LLM failure (`llm_unreachable`, `llm_timeout`, …).",
+    )
     region: str | None = Field(
         default=None, description="sheet address of the table block answered from (`'Sheet'!A3:H28`)"
     )
-    warnings: list[str] = Field(default_factory=list)
-    """Caveats of the result: what the reader and the table detection noticed (a guessed table,
-    uncached formulas, clipped ranges), `auto` answering offline because the model failed."""
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Caveats of the result: what the reader and the table detection noticed (a guessed "
+        "table, uncached formulas, clipped ranges), `auto` answering offline because the model failed.",
+    )

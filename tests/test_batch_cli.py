@@ -14,11 +14,12 @@ import pytest
 
 from celltrace.server.cli import main
 from celltrace.server.commands import batch_cmd
+from celltrace.server.evaluation.devdata import dev_data_dir
 from celltrace.shared.restore import RECORD_SHEET
 from celltrace.shared.schemas import AskResult, EvidenceCell
 from celltrace.shared.xlsx_write import LOG_SHEET
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hitab_dev.jsonl"
+DATA = dev_data_dir() / "hitab_dev.jsonl"
 BROKEN = {5: "   ", 17: "\t\r\n", 33: "how many " * 1_200}  # row offset → question (10,800 characters)
 N = 50
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from celltrace.server.evaluation.devdata import dev_data_dir
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.table import Table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = dev_data_dir()
 FILES = ("hitab_dev.jsonl", "aitqa_dev.jsonl", "fetaqa_dev.jsonl", "qtsumm_dev.jsonl")
 
 
@@ -18,7 +18,7 @@ FILES = ("hitab_dev.jsonl", "aitqa_dev.jsonl", "fetaqa_dev.jsonl", "qtsumm_dev.j
 def test_dev_tables_build_graphs(file_name: str) -> None:
     path = DATA / file_name
     if not path.exists():
-        pytest.skip(f"development data not found at {path} (expected ../shared/data beside the checkout)")
+        pytest.skip(f"development data not found at {path} (set CELLTRACE_DATA_DIR; see README)")
     seen: set[str] = set()
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         record = json.loads(line)

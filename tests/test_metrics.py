@@ -2,12 +2,12 @@
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from celltrace.server.evaluation.devdata import dev_data_dir
 from celltrace.server.evaluation.longform_metrics import bleu, rouge_l, yes_no_verdict
 from celltrace.server.evaluation.metrics import (
     em_lenient,
@@ -18,7 +18,7 @@ from celltrace.server.evaluation.metrics import (
     scored_answer,
 )
 
-DEV_DATA = Path("/work/shared/data")
+DEV_DATA = dev_data_dir()
 
 
 # --- strict EM ---------------------------------------------------------------------------------------

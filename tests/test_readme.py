@@ -1,4 +1,4 @@
-"""README's contract: exactly install, main job and test commands; the main job answers offline."""
+"""README's contract: exactly a set-up, a main job and a test command; the main job answers offline."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def _commands() -> list[str]:
 
 def test_readme_has_exactly_install_main_job_and_test() -> None:
     install, main_job, test = _commands()
-    assert install.startswith("pip install ")
+    assert "\n" not in install  # one set-up line: venv, activate, install
+    assert install.startswith("python3 -m venv .venv && ") and "pip install torch==2.13.0 -e ." in install
     assert main_job.startswith("celltrace ask examples/")
     assert test == "pytest"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Form
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
@@ -22,10 +22,19 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
+from celltrace.server.api.upload import (
+    FileField,
+    QuestionField,
+    RangeField,
+    SheetField,
+    build,
+    form_openapi,
+    uploaded_table,
+)
 from celltrace.server.picture import trace_svg
 from celltrace.shared.a1 import split_sheet_ref
 from celltrace.shared.actions import actions_for_answer
-from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
+from celltrace.shared.api_models import AskRequest, AskResponse, Engine, ErrorBody
 from celltrace.shared.schemas import Step
 
 if TYPE_CHECKING:
@@ -65,15 +74,46 @@ async def ask_job(
 AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
 
 
+async def ask_form_job(
+    file: FileField,
+    question: QuestionField,
+    runtime: RuntimeDep,
+    answer_question: AskEngineDep,
+    sheet: SheetField = None,
+    range_: RangeField = None,
+    engine: Annotated[Engine, Form(description="auto, llm or offline.")] = "auto",
+) -> AsyncIterator[EngineJob]:
+    """`ask_job` for an uploaded workbook (multipart form)."""
+    table = await uploaded_table(file, sheet, range_, runtime.server)
+    body = build(AskRequest, question=question, table=table, engine=engine)
+    async for job in ask_job(body, runtime, answer_question):
+        yield job
+
+
+ENGINE_FIELD = {"engine": {"type": "string", "enum": ["auto", "llm", "offline"], "default": "auto"}}
+
+
 def ask_response(response: AskResponse, runtime: Runtime) -> AskResponse:
     """The response body (result, actions, picture); 502 for LLM transport failures."""
     raise_llm_failure(response.status, response.error_code, response.error, runtime)
     return response
 
 
-@router.post("/ask", response_model=AskResponse)
+@router.post("/ask", response_model=AskResponse, openapi_extra=form_openapi(ENGINE_FIELD))
 async def ask(job: AskJobDep, runtime: RuntimeDep) -> AskResponse:
-    """Answer a question about a table: the `ask --json` shape plus `actions`."""
+    """Answer a question about a table: the `ask --json` shape plus `actions`.
+
+    The body is JSON (`AskRequest`) or a multipart form with an .xlsx `file`, `sheet`, `range`,
+    `question` (and `engine`), read as `celltrace ask` reads a workbook; the same limits apply.
+    """
+    return ask_response(await job.result(), runtime)
+
+
+@router.post("/ask/xlsx", response_model=AskResponse, include_in_schema=False)
+async def ask_xlsx(
+    job: Annotated[EngineJob, Depends(ask_form_job, scope="request")], runtime: RuntimeDep
+) -> AskResponse:
+    """`/v1/ask` with a multipart body (routed here by `UploadRoutingMiddleware`)."""
     return ask_response(await job.result(), runtime)
 
 

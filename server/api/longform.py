@@ -23,6 +23,15 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
+from celltrace.server.api.upload import (
+    FileField,
+    QuestionField,
+    RangeField,
+    SheetField,
+    build,
+    form_openapi,
+    uploaded_table,
+)
 from celltrace.server.longform.schemas import LongformResult
 from celltrace.shared.actions import Action, one_line, plan_actions
 from celltrace.shared.api_models import ErrorBody, LongformRequest, StepEvent
@@ -74,6 +83,21 @@ async def longform_job(
 LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
 
 
+async def longform_form_job(
+    file: FileField,
+    question: QuestionField,
+    runtime: RuntimeDep,
+    answer_longform: LongformEngineDep,
+    sheet: SheetField = None,
+    range_: RangeField = None,
+) -> AsyncIterator[EngineJob]:
+    """`longform_job` for an uploaded workbook (multipart form)."""
+    table = await uploaded_table(file, sheet, range_, runtime.server)
+    body = build(LongformRequest, question=question, table=table)
+    async for job in longform_job(body, runtime, answer_longform):
+        yield job
+
+
 def longform_response(result: LongformResult, runtime: Runtime) -> LongformResponse:
     """The response body: the result plus its actions; 502 for LLM transport failures."""
     raise_llm_failure(result.status, result.error_code, result.error, runtime)
@@ -87,9 +111,21 @@ def longform_response(result: LongformResult, runtime: Runtime) -> LongformRespo
     return LongformResponse(**dict(result), actions=actions)
 
 
-@router.post("/longform", response_model=LongformResponse)
+@router.post("/longform", response_model=LongformResponse, openapi_extra=form_openapi({}))
 async def longform(job: LongformJobDep, runtime: RuntimeDep) -> LongformResponse:
-    """Answer with a paragraph: the `longform --json` shape plus `actions`."""
+    """Answer with a paragraph: the `longform --json` shape plus `actions`.
+
+    The body is JSON (`LongformRequest`) or a multipart form with an .xlsx `file`, `sheet`, `range`
+    and `question`; the same limits apply.
+    """
+    return longform_response(await job.result(), runtime)
+
+
+@router.post("/longform/xlsx", response_model=LongformResponse, include_in_schema=False)
+async def longform_xlsx(
+    job: Annotated[EngineJob, Depends(longform_form_job, scope="request")], runtime: RuntimeDep
+) -> LongformResponse:
+    """`/v1/longform` with a multipart body (routed here by `UploadRoutingMiddleware`)."""
     return longform_response(await job.result(), runtime)
 
 
