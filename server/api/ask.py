@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Form
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from celltrace.server.api import upload
 from celltrace.server.api.auth import bearer_scheme
 from celltrace.server.api.deps import (
     AskEngineDep,
@@ -22,15 +23,6 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
-from celltrace.server.api.upload import (
-    FileField,
-    QuestionField,
-    RangeField,
-    SheetField,
-    build,
-    form_openapi,
-    uploaded_table,
-)
 from celltrace.server.picture import trace_svg
 from celltrace.shared.a1 import split_sheet_ref
 from celltrace.shared.actions import actions_for_answer
@@ -75,17 +67,17 @@ AskJobDep = Annotated[EngineJob, Depends(ask_job, scope="request")]
 
 
 async def ask_form_job(
-    file: FileField,
-    question: QuestionField,
+    file: upload.FileField,
+    question: upload.QuestionField,
     runtime: RuntimeDep,
     answer_question: AskEngineDep,
-    sheet: SheetField = None,
-    range_: RangeField = None,
+    sheet: upload.SheetField = None,
+    range_: upload.RangeField = None,
     engine: Annotated[Engine, Form(description="auto, llm or offline.")] = "auto",
 ) -> AsyncIterator[EngineJob]:
     """`ask_job` for an uploaded workbook (multipart form)."""
-    table = await uploaded_table(file, sheet, range_, runtime.server)
-    body = build(AskRequest, question=question, table=table, engine=engine)
+    table = await upload.uploaded_table(file, sheet, range_, runtime.server)
+    body = upload.build(AskRequest, question=question, table=table, engine=engine)
     async for job in ask_job(body, runtime, answer_question):
         yield job
 
@@ -99,7 +91,7 @@ def ask_response(response: AskResponse, runtime: Runtime) -> AskResponse:
     return response
 
 
-@router.post("/ask", response_model=AskResponse, openapi_extra=form_openapi(ENGINE_FIELD))
+@router.post("/ask", response_model=AskResponse, openapi_extra=upload.form_openapi(ENGINE_FIELD))
 async def ask(job: AskJobDep, runtime: RuntimeDep) -> AskResponse:
     """Answer a question about a table: the `ask --json` shape plus `actions`.
 

@@ -10,6 +10,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
+from celltrace.server.api import upload
 from celltrace.server.api.auth import bearer_scheme
 from celltrace.server.api.deps import (
     LongformEngineDep,
@@ -23,15 +24,6 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
-from celltrace.server.api.upload import (
-    FileField,
-    QuestionField,
-    RangeField,
-    SheetField,
-    build,
-    form_openapi,
-    uploaded_table,
-)
 from celltrace.server.longform.schemas import LongformResult
 from celltrace.shared.actions import Action, one_line, plan_actions
 from celltrace.shared.api_models import ErrorBody, LongformRequest, StepEvent
@@ -84,16 +76,16 @@ LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
 
 
 async def longform_form_job(
-    file: FileField,
-    question: QuestionField,
+    file: upload.FileField,
+    question: upload.QuestionField,
     runtime: RuntimeDep,
     answer_longform: LongformEngineDep,
-    sheet: SheetField = None,
-    range_: RangeField = None,
+    sheet: upload.SheetField = None,
+    range_: upload.RangeField = None,
 ) -> AsyncIterator[EngineJob]:
     """`longform_job` for an uploaded workbook (multipart form)."""
-    table = await uploaded_table(file, sheet, range_, runtime.server)
-    body = build(LongformRequest, question=question, table=table)
+    table = await upload.uploaded_table(file, sheet, range_, runtime.server)
+    body = upload.build(LongformRequest, question=question, table=table)
     async for job in longform_job(body, runtime, answer_longform):
         yield job
 
@@ -111,7 +103,7 @@ def longform_response(result: LongformResult, runtime: Runtime) -> LongformRespo
     return LongformResponse(**dict(result), actions=actions)
 
 
-@router.post("/longform", response_model=LongformResponse, openapi_extra=form_openapi({}))
+@router.post("/longform", response_model=LongformResponse, openapi_extra=upload.form_openapi({}))
 async def longform(job: LongformJobDep, runtime: RuntimeDep) -> LongformResponse:
     """Answer with a paragraph: the `longform --json` shape plus `actions`.
 
