@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from celltrace.server.commands.render import spinner
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import clean_question
@@ -65,8 +66,9 @@ def load_table(
     given = [flag for flag, v in (("--range", range_), ("--name", name), ("--table", table)) if v is not None]
     if len(given) > 1:
         raise UserError(f"{' and '.join(given)} cannot be combined; give at most one")
-    tbl = read_table(workbook, sheet=sheet, range=range_, name=name, table=table)
-    return locate(tbl, question) if not given else tbl
+    with spinner(f"Reading {workbook.name} …"):
+        tbl = read_table(workbook, sheet=sheet, range=range_, name=name, table=table)
+        return locate(tbl, question) if not given else tbl
 
 
 def question_arg(question: str) -> str:

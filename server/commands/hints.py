@@ -24,11 +24,11 @@ def hint(message: str) -> None:
     print(f"celltrace: hint: {message}", file=sys.stderr)
 
 
-def check_workbook_arg(workbook: Path, question: str) -> None:
+def check_workbook_arg(workbook: Path, question: str, command: str = "ask") -> None:
     """A UserError with the likely fix when WORKBOOK is not a file but looks like the question."""
     if workbook.exists():
         return
-    usage = 'the workbook comes first: celltrace ask WORKBOOK "QUESTION"'
+    usage = f'the workbook comes first: celltrace {command} WORKBOOK "QUESTION"'
     if Path(question).suffix.lower() in WORKBOOK_SUFFIXES and Path(question).is_file():
         raise UserError(f"{workbook}: no such file; the arguments look swapped ({usage})")
     text = str(workbook)

@@ -18,6 +18,7 @@ from celltrace.server.commands.common import (
     load_table,
     question_arg,
 )
+from celltrace.server.commands.hints import check_workbook_arg
 from celltrace.server.commands.output import finish, prepare
 from celltrace.server.commands.render import spinner
 from celltrace.server.longform.schemas import LongformResult
@@ -64,6 +65,7 @@ def longform(
     from celltrace.server.longform.engine import answer_longform
     from celltrace.server.longform.planner import user_plan
 
+    check_workbook_arg(workbook, question, "longform")
     question = question_arg(question)
     initial = user_plan(_read_json(plan)) if plan is not None else None
     tbl = load_table(workbook, sheet, range_, name, table, question)
