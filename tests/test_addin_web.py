@@ -78,9 +78,9 @@ def test_ask_plans_the_answer_cell_and_refuses_a_bad_one(client: TestClient) -> 
     body = {"question": "What was revenue in 2020?", "table": TABLE, "engine": "offline"}
     response = client.post("/v1/ask", json={**body, "answer_cell": "K2"}, headers=auth).json()
     written = [a for a in response["actions"] if a["kind"] == "set_value"]
-    assert written == [  # a number cell in the source format
+    assert written == [  # a number cell in the source format, removed again by clear
         {"kind": "set_value", "sheet": "P&L", "address": "K2", "value": 120.0, "overwrite": False,
-         "number_format": "0"}
+         "number_format": "0", "restorable": True}
     ]
     bad = client.post("/v1/ask", json={**body, "answer_cell": "not a cell"}, headers=auth)
     assert bad.status_code == 422 and "answer_cell" in json.dumps(bad.json())
