@@ -221,31 +221,21 @@ def evidence_text(evidence: Iterable[EvidenceCell], home_sheet: str | None = Non
     return answers
 
 
-def facts_text(unit: str | None = None, confidence: float | None = None) -> str:
-    """`unit: USD millions · confidence 0.82` ("" when neither is known)."""
-    parts = []
-    if unit:
-        parts.append(f"unit: {unit}")
-    if confidence is not None:
-        parts.append(f"confidence {confidence:.2f}")
-    return " · ".join(parts)
-
-
 def note_text(
     question: str,
     answer: str,
     engine: str,
     why: str = "",
     *,
-    unit: str | None = None,
     confidence: float | None = None,
 ) -> str:
-    """The evidence note: question, answer, engine (unit, confidence) and a one-line reasoning, capped."""
+    """The evidence note: question, answer (with its unit), engine with the confidence, and a one-line
+    reasoning, capped."""
     lines = [
         "celltrace",
         f"Q: {one_line(question, _NOTE_FIELD_CHARS['question'])}",
         f"A: {one_line(answer, _NOTE_FIELD_CHARS['answer'])}",
-        " · ".join(filter(None, [f"Engine: {engine}", facts_text(unit, confidence)])),
+        f"Engine: {engine}" + (f" · confidence {confidence:.2f}" if confidence is not None else ""),
     ]
     if why:
         lines.append(f"Why: {one_line(why, _NOTE_FIELD_CHARS['reasoning'])}")
@@ -269,7 +259,6 @@ def plan_actions(
     evidence: Sequence[EvidenceCell],
     engine: str,
     why: str = "",
-    unit: str | None = None,
     confidence: float | None = None,
     colours: Colours | None = None,
     answer_cell: str | None = None,
@@ -299,7 +288,7 @@ def plan_actions(
         actions.append(Fill(sheet=s, address=a, colour=colours.for_role(fill_role), role=fill_role))
     first = next(((s, a) for (s, a), role in roles.items() if role == "answer"), None)
     if first:
-        text = note_text(question, answer, engine, why, unit=unit, confidence=confidence)
+        text = note_text(question, answer, engine, why, confidence=confidence)
         actions.append(Note(sheet=first[0], address=first[1], text=text))
     if answer_cell:
         sheet, address = parse_target(answer_cell, default_sheet or (first[0] if first else None))
@@ -339,7 +328,6 @@ def actions_for_answer(
         evidence=evidence,
         engine=result.engine,
         why=reasoning(result),
-        unit=result.unit,
         confidence=result.confidence,
         colours=colours,
         answer_cell=answer_cell,

@@ -8,7 +8,8 @@ from pathlib import Path
 from test_clear_cli import run_main
 
 from celltrace.server import __version__
-from celltrace.shared.actions import note_text
+from celltrace.shared.actions import Note, actions_for_answer, note_text
+from celltrace.shared.schemas import AskResult, EvidenceCell
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = str(ROOT / "examples" / "financials.xlsx")
@@ -72,6 +73,12 @@ def test_doctor_json(monkeypatch, capsys) -> None:
 
 
 def test_note_names_unit_confidence_and_engine() -> None:
-    text = note_text("Net income 2017?", "$1,234", "offline", unit="USD millions", confidence=0.8234)
-    assert "Engine: offline · unit: USD millions · confidence 0.82" in text.splitlines()
+    result = AskResult(
+        question="Net income 2017?", status="answered", engine="offline", answer=["1,234"], value=1234.0,
+        unit="$ millions", confidence=0.8234,
+        evidence=[EvidenceCell(sheet="P&L", address="C9", rows=[8], cols=[2], text="1,234", role="answer")],
+    )  # fmt: skip
+    (note,) = [a for a in actions_for_answer(result) if isinstance(a, Note)]
+    lines = note.text.splitlines()
+    assert "A: 1,234 ($ millions)" in lines and "Engine: offline · confidence 0.82" in lines
     assert "Engine: llm" in note_text("q", "a", "llm").splitlines()
