@@ -88,7 +88,7 @@ def test_ask_with_an_uploaded_workbook() -> None:
         reply = c.post("/v1/ask", **upload(sheet="Operations", range="A1:H28", engine="offline"))
         assert reply.status_code == 200, reply.text
         body = reply.json()
-        assert body["status"] == "answered" and body["engine"] == "offline"
+        assert body["status"] in ("answered", "abstained") and body["answer"] and body["engine"] == "offline"
         assert {(e["sheet"], e["role"]) for e in body["evidence"]} >= {("Operations", "answer")}
         assert body["actions"]  # write-back actions like the JSON route's
         # the same answer as the JSON route would give from the active sheet's used range
