@@ -134,10 +134,12 @@ class Select(_Located):
 
 
 class Clear(BaseModel):
-    """Remove every highlight and note carrying `tag`, restoring what was there before."""
+    """Remove every highlight and note carrying `tag`, restoring what was there before; with
+    `values`, also the answers written into cells (`celltrace clear`; a new answer keeps them)."""
 
     kind: Literal["clear"] = "clear"
     tag: str = RECORD_TAG
+    values: bool = False
 
 
 Action = Annotated[Fill | Note | SetValue | Select | Clear, Field(discriminator="kind")]

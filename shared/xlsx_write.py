@@ -320,7 +320,7 @@ class _Applier:
         elif isinstance(action, Select):
             self.select(action)
         elif isinstance(action, Clear):
-            self.clear()
+            self.clear(action.values)
 
     def fill(self, action: Fill) -> None:
         ws = self.sheet(action.sheet)
@@ -385,10 +385,12 @@ class _Applier:
             selection.activeCell = cell_ref(r0, c0)
             selection.sqref = range_ref(r0, c0, r1, c1)
 
-    def clear(self) -> None:
-        """Put back every recorded original that still shows what celltrace applied."""
+    def clear(self, values: bool) -> None:
+        """Put back every recorded original that still shows what celltrace applied (answer values
+        only with `values`; otherwise their entries stay in the record)."""
+        kept = [e for e in self.record if isinstance(e, ValueEntry) and not values]
         for entry in self.record:
-            if entry.sheet not in self.wb.sheetnames:
+            if entry.sheet not in self.wb.sheetnames or entry in kept:
                 continue
             cell = self.wb[entry.sheet][entry.cell]
             if isinstance(entry, FillEntry):
@@ -404,7 +406,7 @@ class _Applier:
                 o = entry.original
                 cell.comment = _comment(o.text, o.author or "") if o else None
                 self.restored += 1
-        self.record = RestoreRecord()
+        self.record = RestoreRecord(kept)
 
 
 def _scalar(value: object) -> Scalar:

@@ -123,3 +123,22 @@ def test_a_numeric_answer_cell_is_a_number_in_the_source_format(book, monkeypatc
     assert code == 0, err
     cell = openpyxl.load_workbook(book.with_name("book.celltrace.xlsx"))["Other"]["F1"]
     assert (cell.value, cell.data_type, cell.number_format) == (1120.25, "n", '"$"#,##0.00')
+
+
+def test_a_second_answer_keeps_the_first_answer_cell_and_clear_removes_both(
+    book, asked, monkeypatch, capsys
+) -> None:
+    output = book.with_name("book.celltrace.xlsx")
+    for cell, where in (("F1", ["--out", str(output)]), ("F2", ["--in-place"])):
+        target = output if where[0] == "--in-place" else book
+        code, _, err = run_main(
+            monkeypatch, capsys, "ask", str(target), "Revenue?", "--sheet", "Data", "--range", "A3:D6",
+            "--answer-cell", f"Other!{cell}", *where,
+        )  # fmt: skip
+        assert code == 0, err
+    other = openpyxl.load_workbook(output)["Other"]
+    assert other["F1"].value == other["F2"].value == "120.25"  # a new answer replaces highlights only
+    code, _, err = run_main(monkeypatch, capsys, "clear", str(output), "--in-place")
+    assert code == 0, err
+    other = openpyxl.load_workbook(output)["Other"]
+    assert other["F1"].value is None and other["F2"].value is None

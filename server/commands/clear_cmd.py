@@ -34,7 +34,7 @@ def clear(
     """Remove every celltrace fill, note and answer value (restoring the originals) and the hidden
     record. A workbook with nothing of celltrace's is left alone: no file is written (exit 0)."""
     plan = prepare(workbook, out, in_place, tag="cleared")
-    report = finish(plan, [Clear()], remove_log=drop_log, only_if_marked=True)
+    report = finish(plan, [Clear(values=True)], remove_log=drop_log, only_if_marked=True)
     if report.written and not report.restored:
         warn(f"{workbook.name}: no celltrace highlights or notes to restore")
     data = {

@@ -13,7 +13,15 @@ import openpyxl
 import typer
 
 from celltrace.shared.a1 import AddressError, cell_ref, parse_range
-from celltrace.shared.actions import Action, Colours, LogEntry, actions_for_answer, log_entry, parse_target
+from celltrace.shared.actions import (
+    Action,
+    Colours,
+    LogEntry,
+    actions_for_answer,
+    is_best_guess,
+    log_entry,
+    parse_target,
+)
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
@@ -147,5 +155,7 @@ def write_answer(output: AskOutput, table: Table, result: AskResult) -> Path:
         clear_previous=True,
     )
     address = table.origin.address if table.origin else ""
-    entry = log_entry(result, sheet=table.sheet, range_=address, colour=Colours().answer)
+    colours = Colours()
+    colour = colours.guess if is_best_guess(result) else colours.answer  # the legend shows what was painted
+    entry = log_entry(result, sheet=table.sheet, range_=address, colour=colour)
     return finish(output.plan, actions, [entry]).output
