@@ -91,8 +91,10 @@ def test_ask_with_an_uploaded_workbook() -> None:
         assert body["status"] in ("answered", "abstained") and body["answer"] and body["engine"] == "offline"
         assert {(e["sheet"], e["role"]) for e in body["evidence"]} >= {("Operations", "answer")}
         assert body["actions"]  # write-back actions like the JSON route's
-        # the same answer as the JSON route would give from the active sheet's used range
-        assert c.post("/v1/ask", **upload()).json()["answer"] == body["answer"]
+        # without a range: the statement detected below its title lines, same answer
+        detected = c.post("/v1/ask", **upload(engine="offline")).json()
+        assert detected["answer"] == body["answer"] and body["region"] == "Operations!A1:H28"
+        assert detected["region"] == "Operations!A3:H28" and "detected the table" in detected["warnings"][0]
 
 
 def test_upload_errors_and_limits(tmp_path: Path) -> None:

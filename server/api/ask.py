@@ -77,7 +77,7 @@ async def ask_form_job(
 ) -> AsyncIterator[EngineJob]:
     """`ask_job` for an uploaded workbook (multipart form)."""
     table = await upload.uploaded_table(file, sheet, range_, runtime.server)
-    body = upload.build(AskRequest, question=question, table=table, engine=engine)
+    body = upload.build(AskRequest, question=question, table=table, engine=engine, detect=range_ is None)
     async for job in ask_job(body, runtime, answer_question):
         yield job
 

@@ -85,7 +85,7 @@ async def longform_form_job(
 ) -> AsyncIterator[EngineJob]:
     """`longform_job` for an uploaded workbook (multipart form)."""
     table = await upload.uploaded_table(file, sheet, range_, runtime.server)
-    body = upload.build(LongformRequest, question=question, table=table)
+    body = upload.build(LongformRequest, question=question, table=table, detect=range_ is None)
     async for job in longform_job(body, runtime, answer_longform):
         yield job
 

@@ -36,7 +36,7 @@ M = TypeVar("M", bound=BaseModel)
 FileField = Annotated[UploadFile, File(description="The workbook (.xlsx or .xlsm).")]
 SheetField = Annotated[str | None, Form(description="Worksheet name (default: the active sheet).")]
 RangeField = Annotated[
-    str | None, Form(alias="range", description="A1 range such as A1:H20 (default: the used range).")
+    str | None, Form(alias="range", description="A1 range such as A1:H20 (default: the detected table).")
 ]
 QuestionField = Annotated[str, Form(description="The question about the table.")]
 
@@ -67,7 +67,7 @@ def form_openapi(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "file": {"type": "string", "format": "binary", "description": "The workbook (.xlsx or .xlsm)."},
         "sheet": {"type": "string", "description": "Worksheet name (default: the active sheet).",
                   "example": "Income Statement"},
-        "range": {"type": "string", "description": "A1 range (default: the used range).",
+        "range": {"type": "string", "description": "A1 range (default: the detected table).",
                   "example": "A1:H28"},
         "question": {"type": "string", "description": "The question about the table.",
                      "example": "What was cargo revenue in 2016?"},
