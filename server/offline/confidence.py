@@ -86,10 +86,10 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
     out["header_rows"] = float(g.h.header_rows)
     out["header_cols"] = float(g.h.header_cols)
     # how much of the question the table's labels can explain at all
-    explained = {q for m in g._match.values() for q in m}
+    explained = g.explained_words()
     out["explainable"] = sum(g.w.get(q, 1.0) for q in explained) / g.total_w if g.w else 0.0
     out["unexplained_words"] = float(sum(1 for _, st in g.qwords if st not in explained))
-    out["soft_labels"] = float(len(g._soft))
+    out["soft_labels"] = float(len(g.soft))
     out.update(_lookup_features(g))
     for key in ("rank_gap", "rank_ties", "rank_members", "pair_score", "pair_equal", "operands",
                 "operand_coverage"):

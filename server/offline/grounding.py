@@ -98,7 +98,7 @@ class Grounder:
                   for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
-        self._soft = self._soft_matches(list(headers.values()))
+        self.soft = self._soft_matches(list(headers.values()))
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
 
@@ -154,7 +154,7 @@ class Grounder:
             m = self.matched(node)
             got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
             lex = got / len(ltoks)
-        return max(lex, self._soft.get(node.id, 0.0))
+        return max(lex, self.soft.get(node.id, 0.0))
 
     def _soft_matches(self, nodes: list[Node]) -> dict[int, float]:
         """Embedding match of header labels with no lexical hit against the question n-grams that
@@ -174,7 +174,7 @@ class Grounder:
 
     def _unexplained_grams(self) -> list[str]:
         """Question 1-3-grams holding a content word that no label (nor text cell) matches."""
-        explained = {q for m in self._match.values() for q in m}
+        explained = self.explained_words()
         asked = ops.asked_category(self.q)
         open_words = {raw for raw, st in self.qwords if st not in explained and raw != asked}
         words = re.findall(r"[\w'&-]+", self.qnorm)
@@ -182,6 +182,10 @@ class Grounder:
             " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
             if open_words & set(words[i : i + k])
         ))[:MAX_GRAMS]
+
+    def explained_words(self) -> set[str]:
+        """Question stems some label (or text cell) of the table matches."""
+        return {q for m in self._match.values() for q in m}
 
     # ---- scores ------------------------------------------------------------------------------
     def coverage(self, *lines: Line | None) -> float:
@@ -194,8 +198,8 @@ class Grounder:
                 for q, v in self.matched(n).items():
                     if v > best.get(q, 0.0):
                         best[q] = v
-                if self._soft.get(n.id):
-                    best[f"#soft{n.id}"] = self._soft[n.id]
+                if self.soft.get(n.id):
+                    best[f"#soft{n.id}"] = self.soft[n.id]
         return sum(self.w.get(q, 1.0) * v for q, v in best.items()) / self.total_w
 
     def _label_bonus(self, line: Line) -> float:
