@@ -14,9 +14,7 @@ import httpx
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from celltrace.server.longform.schemas import LongformResult
-from celltrace.shared.actions import Action
-from celltrace.shared.api_models import AskResponse, Engine, ErrorBody, HealthResponse
+from celltrace.shared.api_models import AskResponse, Engine, ErrorBody, HealthResponse, LongformResponse
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import TablePayload
 
@@ -35,12 +33,6 @@ class ClientSettings(BaseSettings):
     engine: Engine = "auto"
     client_timeout: float = Field(default=330.0, gt=0, description="seconds to wait for one answer")
     record_dir: str | None = None
-
-
-class LongformResponse(LongformResult):
-    """`POST /v1/longform`: the long-form result plus its write-back actions."""
-
-    actions: list[Action] = Field(default_factory=list)
 
 
 class ServerUnavailable(UserError):

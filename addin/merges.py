@@ -35,6 +35,7 @@ from xml.etree import ElementTree
 
 from celltrace.shared.a1 import parse_range, range_ref
 from celltrace.shared.errors import UserError
+from celltrace.shared.xlsx_read import sheet_part
 
 Bounds = tuple[int, int, int, int]
 """1-based inclusive (first_row, first_col, last_row, last_col) on the sheet."""
@@ -293,8 +294,6 @@ def xml_merges(probes: Probes, bounds: Bounds) -> MergeScan:
 
 def _save_copy_merges(sheet: Any) -> list[str]:
     """`SaveCopyAs` to a temp file and read the sheet's `<mergeCell>` refs from it."""
-    from celltrace.shared.xlsx_read import _sheet_part
-
     fd, tmp = tempfile.mkstemp(prefix="celltrace-", suffix=".xlsx")
     os.close(fd)
     os.unlink(tmp)
@@ -304,7 +303,7 @@ def _save_copy_merges(sheet: Any) -> list[str]:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    part = _sheet_part(data, sheet.name)
+    part = sheet_part(data, sheet.name)
     if part is None:
         raise RuntimeError(f"sheet {sheet.name!r} not found in the saved copy")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:

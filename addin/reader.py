@@ -30,17 +30,19 @@ from openpyxl.utils.datetime import from_excel
 from celltrace.addin.merges import (
     DEFAULT_BUDGET,
     Bounds,
+    MergeScan,
     Probes,
     Strategy,
     address,
     find_merges,
 )
+from celltrace.shared import backend
 from celltrace.shared.a1 import parse_range, range_ref, split_sheet_ref
+from celltrace.shared.backend import Grid, json_value, parse_ref
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value
-from celltrace.shared.table import Origin, Table
-from celltrace.shared.xlsx_read import _json_value, _parse_ref
+from celltrace.shared.table import Table
 
 TEXT_BUDGET = 200
 """Read Excel's own `.Text` per numeric cell up to this many numeric cells (2 calls each)."""
@@ -125,7 +127,7 @@ def resolve(
         ref_sheet, addr = split_sheet_ref(address)
         title = ref_sheet or sheet
         target_sheet = _sheet(book, title) if title else _selection(book).sheet
-        return Target(target_sheet, _parse_ref(addr))
+        return Target(target_sheet, parse_ref(addr))
     rng = _selection(book)
     bounds = range_bounds(rng)
     if bounds[:2] == bounds[2:]:
@@ -178,78 +180,112 @@ def read_range(
     budget: int = DEFAULT_BUDGET,
     text_budget: int = TEXT_BUDGET,
 ) -> ReadResult:
-    """The reader proper: every Excel question goes through `probes` (live or replayed)."""
-    warnings: list[str] = []
-    extent = parse_range(probes.used_range())
-    read_b = (bounds[0], bounds[1], min(bounds[2], extent[2]), min(bounds[3], extent[3]))
-    if read_b[0] > read_b[2] or read_b[1] > read_b[3]:
-        raise UserError(f"range {range_ref(*bounds)} on sheet {sheet_name!r} is empty")
-    if read_b != bounds:
-        warnings.append(
-            f"range {range_ref(*bounds)} extends past the last used cell of sheet {sheet_name!r}; "
-            f"read {range_ref(*read_b)}"
-        )
-    top, left = read_b[0], read_b[1]
-    raw = probes.values(address(read_b))
-    scan = find_merges(probes, read_b, strategy, budget)
-
-    numeric: dict[int, list[int]] = {}  # sheet column → sheet rows of numeric cells, ascending
-    for j in range(len(raw[0]) if raw else 0):
-        rows = [top + i for i, row in enumerate(raw) if _is_number(row[j])]
-        if rows:
-            numeric[left + j] = rows
-    formats = _number_formats(probes, numeric, scan.number_formats)
-    use_excel_text = sum(map(len, numeric.values())) <= text_budget
-    text: list[list[str]] = []
-    values: list[list[Any]] = []
-    for i, row in enumerate(raw):
-        t_row, v_row = [], []
-        for j, v in enumerate(row):
-            cell = (top + i, left + j)
-            shown, value = _cell(probes, cell, v, formats.get(cell), use_excel_text)
-            t_row.append(shown)
-            v_row.append(value)
-        text.append(t_row)
-        values.append(v_row)
-
-    merges = []
-    for m in sorted(scan.areas):
-        clip = (max(m[0], read_b[0]), max(m[1], read_b[1]), min(m[2], read_b[2]), min(m[3], read_b[3]))
-        if clip != m:
-            warnings.append(
-                f"merged area {range_ref(*m)} crosses the range border; clipped to {range_ref(*clip)}"
-            )
-            if clip[:2] != m[:2]:  # the anchor is outside: carry its content to the clipped area
-                anchor = range_ref(m[0], m[1], m[0], m[1])
-                v = probes.values(anchor)[0][0]
-                if v is not None:
-                    fmt = probes.number_format(anchor) if _is_number(v) else None
-                    shown, value = _cell(probes, m[:2], v, fmt, use_excel_text)
-                    text[clip[0] - top][clip[1] - left] = shown
-                    values[clip[0] - top][clip[1] - left] = value
-        merges.append((clip[0] - top, clip[1] - left, clip[2] - top, clip[3] - left))
-    if not any(t.strip() for row in text for t in row):
-        raise UserError(f"range {range_ref(*read_b)} on sheet {sheet_name!r} is empty")
-
-    hidden_rows = _hidden(probes, read_b, rows=True)
-    hidden_cols = _hidden(probes, read_b, rows=False)
-    if hidden_rows or hidden_cols:
-        warnings.append(
-            f"{len(hidden_rows)} hidden row(s) and {len(hidden_cols)} hidden column(s) are included"
-        )
-    table = Table(
-        text=text,
-        values=values,
-        merges=merges,  # type: ignore[arg-type]
-        title=None,
-        origin=Origin(sheet=sheet_name, address=range_ref(*read_b), workbook=workbook),
-        hidden_rows=frozenset(hidden_rows),
-        hidden_cols=frozenset(hidden_cols),
-        warnings=warnings,
+    """The reader proper (`celltrace.shared.backend.read_range` on an `XlwingsSheet`): every Excel
+    question goes through `probes` (live or replayed)."""
+    sheet = XlwingsSheet(
+        probes, sheet_name, workbook, strategy=strategy, budget=budget, text_budget=text_budget
     )
+    table = backend.read_range(sheet, bounds)
+    scan = sheet.scan(bounds)
     return ReadResult(
         table=table, calls=probes.calls, strategy=scan.strategy, probes=probes, notes=scan.notes
     )
+
+
+class XlwingsSheet:
+    """A live worksheet as a `SheetReader`, asked through `Probes` (see the module's costs)."""
+
+    def __init__(
+        self,
+        probes: Probes,
+        title: str,
+        workbook: str | None,
+        *,
+        strategy: Strategy = "auto",
+        budget: int = DEFAULT_BUDGET,
+        text_budget: int = TEXT_BUDGET,
+    ) -> None:
+        self.probes = probes
+        self.title = title
+        self.workbook = workbook
+        self.strategy: Strategy = strategy
+        self.budget = budget
+        self.text_budget = text_budget
+        self._extent: Bounds | None = None
+        self._scans: dict[Bounds, MergeScan] = {}
+        self._use_text = True
+
+    def extent(self) -> Bounds:
+        if self._extent is None:
+            self._extent = parse_range(self.probes.used_range())
+        return self._extent
+
+    def scan(self, bounds: Bounds) -> MergeScan:
+        """Merged areas touching `bounds` (the read range's, clipped to the used range)."""
+        e = self.extent()
+        b = (bounds[0], bounds[1], min(bounds[2], e[2]), min(bounds[3], e[3]))
+        if b not in self._scans:
+            self._scans[b] = find_merges(self.probes, b, self.strategy, self.budget)
+        return self._scans[b]
+
+    def grid(self, bounds: Bounds) -> Grid:
+        top, left = bounds[0], bounds[1]
+        raw = self.probes.values(address(bounds))
+        scan = self.scan(bounds)
+        numeric: dict[int, list[int]] = {}  # sheet column → sheet rows of numeric cells, ascending
+        for j in range(len(raw[0]) if raw else 0):
+            rows = [top + i for i, row in enumerate(raw) if _is_number(row[j])]
+            if rows:
+                numeric[left + j] = rows
+        formats = _number_formats(self.probes, numeric, scan.number_formats)
+        self._use_text = sum(map(len, numeric.values())) <= self.text_budget
+        text: list[list[str]] = []
+        values: list[list[object]] = []
+        for i, row in enumerate(raw):
+            t_row, v_row = [], []
+            for j, v in enumerate(row):
+                cell = (top + i, left + j)
+                shown, value = self._cell(cell, v, formats.get(cell))
+                t_row.append(shown)
+                v_row.append(value)
+            text.append(t_row)
+            values.append(v_row)
+        return text, values
+
+    def cell(self, row: int, col: int) -> tuple[str, object] | None:
+        anchor = range_ref(row, col, row, col)
+        v = self.probes.values(anchor)[0][0]
+        if v is None:
+            return None
+        fmt = self.probes.number_format(anchor) if _is_number(v) else None
+        return self._cell((row, col), v, fmt)
+
+    def merges(self, bounds: Bounds) -> list[Bounds]:
+        return list(self.scan(bounds).areas)
+
+    def uncached(self, bounds: Bounds) -> list[tuple[int, int]]:
+        return []  # Excel computes every formula
+
+    def hidden(self, bounds: Bounds) -> tuple[frozenset[int], frozenset[int]]:
+        return frozenset(_hidden(self.probes, bounds, rows=True)), frozenset(
+            _hidden(self.probes, bounds, rows=False)
+        )
+
+    def _cell(self, cell: tuple[int, int], v: Any, fmt: str | None) -> tuple[str, Any]:
+        """(displayed text, JSON-ready value) of one cell, as file mode computes them from the file."""
+        if v is None:
+            return "", None
+        if not _is_number(v):
+            return format_value(v, "General"), v
+        value = _like_openpyxl(v, fmt)
+        shown = None
+        if self._use_text:
+            shown = self.probes.text(range_ref(*cell, *cell))
+            if shown is not None and _HASHES.match(shown):  # column too narrow: Excel shows ####
+                shown = None
+        if shown is None:
+            shown = _format(type(value), value, fmt)
+        return shown, json_value(value)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -265,25 +301,6 @@ def _date_kind(fmt: str | None) -> tuple[bool, bool]:
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, int | float | dt.datetime) and not isinstance(v, bool)
-
-
-def _cell(
-    probes: Probes, cell: tuple[int, int], v: Any, fmt: str | None, use_excel_text: bool
-) -> tuple[str, Any]:
-    """(displayed text, JSON-ready value) of one cell, as file mode computes them from the file."""
-    if v is None:
-        return "", None
-    if not _is_number(v):
-        return format_value(v, "General"), v
-    value = _like_openpyxl(v, fmt)
-    shown = None
-    if use_excel_text:
-        shown = probes.text(range_ref(*cell, *cell))
-        if shown is not None and _HASHES.match(shown):  # column too narrow: Excel shows ####
-            shown = None
-    if shown is None:
-        shown = _format(type(value), value, fmt)
-    return shown, _json_value(value)
 
 
 def _number(v: float) -> int | float:

@@ -1,58 +1,40 @@
-"""Apply engine-neutral actions to a live workbook through xlwings, all or nothing.
+"""The xlwings `BookWriter`: engine-neutral actions on a live workbook, all or nothing.
 
-* **Fills** go on whole merged areas, grouped by colour into union addresses (`"B2,D7:E7"`), each
-  under Excel's 255-character limit for `Range()`; one call per group instead of one per cell.
-* **Notes** are legacy notes on the first cell of an area (`add_note`, else `api.AddComment`); a
-  user's existing note is kept and celltrace's text is added below it, never replacing it.
-* **SetValue** writes into the top-left cell; every string goes in with a leading apostrophe, so
-  Excel stores it as text (`=…`, `+…`, `-…`, `@…`, `#N/A`, `1,234` never become formulas, errors
-  or numbers); a number goes in as a number with the action's `number_format` (the answer's source
-  format). A non-empty cell is refused unless `overwrite`; a cell inside a merge is refused.
-* **Clear** restores every recorded fill and note that still shows what celltrace applied.
-* The **restore record** is the file-mode one (`celltrace.shared.restore`) in the very hidden sheet
-  `_celltrace`, so a workbook highlighted here clears in file mode and the other way round. Only
-  colours are known through xlwings: a patterned or gradient fill is recorded as its colour.
-* The **log** goes to the visible `celltrace` sheet, one row per answer (`LogEntry`).
+`apply_actions` is `celltrace.shared.backend.apply_actions` (the one applier and its restore-record
+rules) on an `XlwingsBook`, with screen updating off. What is particular to live Excel:
 
-Everything runs with screen updating off. Each change registers its inverse first; if any step
-fails, the inverses run in reverse order, so Excel is left as it was and the error is raised.
+* **Fills** are painted per colour as union addresses (`"B2,D7:E7"`), each under Excel's
+  255-character limit for `Range()`: one call per group instead of one per cell. Only colours are
+  known through xlwings: a patterned or gradient fill is recorded as its colour.
+* **Notes** are legacy notes on the first cell of an area (`add_note`, else `api.AddComment`).
+* **Answers** go into the top-left cell; every string with a leading apostrophe, so Excel stores it
+  as text (`=…`, `+…`, `-…`, `@…`, `#N/A`, `1,234` never become formulas, errors or numbers); a
+  number as a number with the action's `number_format`, set before the value.
+* The **restore record** lives in the very hidden sheet `_celltrace` (the file-mode format), so a
+  workbook highlighted here clears in file mode and the other way round; the **log** goes to the
+  visible `celltrace` sheet, one row per answer (`LogEntry`).
+
+Each change registers its inverse first; if any step fails, the inverses run in reverse order, so
+Excel is left as it was and the error is raised. The active sheet is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from celltrace.addin.reader import screen_updating_off
+from celltrace.shared import backend
 from celltrace.shared.a1 import cell_ref, parse_range, range_ref
-from celltrace.shared.actions import NOTE_MAX_CHARS, Action, Clear, Fill, LogEntry, Note, Select, SetValue
+from celltrace.shared.actions import Action, LogEntry
+from celltrace.shared.backend import LOG_SHEET, Bounds, WriteReport
 from celltrace.shared.errors import UserError
-from celltrace.shared.restore import (
-    RECORD_SHEET,
-    FillEntry,
-    FillState,
-    NoteEntry,
-    NoteState,
-    RecordError,
-    RestoreRecord,
-    split_chunks,
-)
+from celltrace.shared.restore import RECORD_SHEET, FillState, NoteState, Scalar, ValueEntry, split_chunks
 from celltrace.shared.safe_text import clean_text
-from celltrace.shared.xlsx_write import LOG_SHEET
 
 MAX_ADDRESS_CHARS = 255
 XL_SHEET_VERY_HIDDEN = 2
-Bounds = tuple[int, int, int, int]
-
-
-@dataclass
-class WriteReport:
-    restored: int = 0
-    """Cells whose original fill or note a `Clear` put back."""
-    selected: str | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
 def as_text(value: Any) -> Any:
@@ -78,21 +60,35 @@ def union_addresses(refs: Iterable[str], limit: int = MAX_ADDRESS_CHARS) -> list
     return [*chunks, current] if current else chunks
 
 
-class _Writer:
-    """One transaction on one book: apply, and on failure undo in reverse order."""
+class XlwingsBook:
+    """A live workbook as a `BookWriter`; every change registers its inverse in `undo`."""
+
+    overwrite_hint = "choose an empty cell or allow overwriting"
 
     def __init__(self, book: Any) -> None:
         self.book = book
         self.undo: list[Callable[[], None]] = []
-        self.report = WriteReport()
         self._sheets: dict[str, Any] = {}
-        self._record_rows = _read_record_rows(book)
-        try:
-            self.record = RestoreRecord.from_rows(self._record_rows)
-        except RecordError as exc:
-            raise UserError(f"hidden sheet {RECORD_SHEET!r}: {exc}") from None
+        self._colours: dict[tuple[str, str], str | None] = {}
+        """Last colour read of each cell: what a paint's inverse puts back."""
+        self._record_rows: list[str] | None = None
 
-    def sheet(self, name: str) -> Any:
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        active = self.book.sheets.active
+        try:
+            yield
+        except BaseException:
+            for step in reversed(self.undo):
+                with contextlib.suppress(Exception):  # best effort: undo as much as Excel lets us
+                    step()
+            raise
+        finally:
+            self.undo.clear()
+            with contextlib.suppress(Exception):
+                active.activate()
+
+    def _sheet(self, name: str) -> Any:
         if name not in self._sheets:
             try:
                 self._sheets[name] = self.book.sheets[name]
@@ -100,134 +96,109 @@ class _Writer:
                 raise UserError(f"no worksheet named {name!r}") from None
         return self._sheets[name]
 
-    def area(self, sheet: Any, address: str) -> Bounds:
-        """`address` grown to the merged area of its top-left cell."""
+    def worksheet(self, name: str) -> str:
+        return str(self._sheet(name).name)
+
+    def area(self, sheet: str, address: str) -> Bounds:
         b = parse_range(address)
-        m = parse_range(sheet.range(cell_ref(*b[:2])).merge_area.address.replace("$", ""))
+        merge = self._sheet(sheet).range(cell_ref(*b[:2])).merge_area.address.replace("$", "")
+        m = parse_range(merge)
         return min(b[0], m[0]), min(b[1], m[1]), max(b[2], m[2]), max(b[3], m[3])
 
-    # -- colours --
-    def colour_of(self, sheet: Any, ref: str) -> str | None:
-        return hex_colour(sheet.range(ref).color)
+    # -- fills --
+    def _colour(self, sheet: str, cell: str) -> str | None:
+        colour = hex_colour(self._sheet(sheet).range(cell).color)
+        self._colours[(sheet, cell)] = colour
+        return colour
 
-    def paint(self, sheet: Any, colours: dict[str, str | None]) -> None:
+    def fills(self, sheet: str, cells: Sequence[str]) -> dict[str, FillState]:
+        return {cell: FillState(colour=self._colour(sheet, cell)) for cell in cells}
+
+    def shows_fill(self, sheet: str, cell: str, colour: str) -> bool:
+        return self._colour(sheet, cell) == colour
+
+    def _paint(self, sheet: str, colours: dict[str, str | None]) -> None:
         """Set cell (or area) → colour, one union address per colour and chunk."""
         by_colour: dict[str | None, list[str]] = {}
         for ref, colour in colours.items():
             by_colour.setdefault(colour, []).append(ref)
+        rng = self._sheet(sheet).range
         for colour, refs in by_colour.items():
             for chunk in union_addresses(refs):
-                sheet.range(chunk).color = colour
+                rng(chunk).color = colour
 
-    def fills(self, actions: list[Fill]) -> None:
-        """A run of fills: originals recorded per cell, then one call per colour group."""
-        before: dict[str, dict[str, str | None]] = {}
-        targets: dict[str, dict[str, str]] = {}
-        for action in actions:
-            sheet = self.sheet(action.sheet)
-            r0, c0, r1, c1 = self.area(sheet, action.address)
-            prior = before.setdefault(sheet.name, {})
+    def paint(self, sheet: str, areas: Sequence[tuple[Bounds, FillState]]) -> None:
+        before: dict[str, str | None] = {}
+        for (r0, c0, r1, c1), _ in areas:
             for row in range(r0, r1 + 1):
                 for col in range(c0, c1 + 1):
-                    ref = cell_ref(row, col)
-                    if ref not in prior:
-                        prior[ref] = self.colour_of(sheet, ref)
-                    self.record.remember(
-                        FillEntry(
-                            sheet=sheet.name,
-                            cell=ref,
-                            original=FillState(colour=prior[ref]),
-                            applied=action.colour,
-                        )
-                    )
-            targets.setdefault(sheet.name, {})[range_ref(r0, c0, r1, c1)] = action.colour
-        for name, colours in targets.items():
-            sheet = self.sheet(name)
-            self.undo.append(lambda s=sheet, p=before[name]: self.paint(s, p))
-            self.paint(sheet, colours)
+                    cell = cell_ref(row, col)
+                    if cell not in before:
+                        key = (sheet, cell)
+                        before[cell] = self._colours[key] if key in self._colours else self._colour(*key)
+        self.undo.append(lambda: self._paint(sheet, before))
+        self._paint(sheet, {range_ref(*b): state.colour for b, state in areas})
+        self._colours.update(((sheet, ref), state.colour) for b, state in areas for ref in _cells(b))
 
     # -- notes --
-    def note(self, action: Note) -> None:
-        sheet = self.sheet(action.sheet)
-        r0, c0, _, _ = self.area(sheet, action.address)
-        ref = cell_ref(r0, c0)
-        cell = sheet.range(ref)
-        existing = cell.note
+    def note(self, sheet: str, cell: str) -> NoteState | None:
+        existing = self._sheet(sheet).range(cell).note
+        if existing is None:
+            return None
+        return NoteState(text=existing.text or "", author=_author(existing))
+
+    def set_note(self, sheet: str, cell: str, note: NoteState | None) -> None:
+        rng = self._sheet(sheet).range(cell)
+        existing = rng.note
         current = existing.text if existing is not None else None
-        entry = self.record.get("note", sheet.name, ref)
-        if entry is not None:
-            original = entry.original
-        elif existing is not None:
-            original = NoteState(text=current or "", author=_author(existing))
-        else:
-            original = None
-        text = clean_text(action.text, NOTE_MAX_CHARS)
-        if original is not None:  # never replace a user's note: add below it
-            text = clean_text(f"{original.text}\n\n{text}")
-        self.undo.append(lambda: _set_note(sheet.range(ref), current))
-        _set_note(cell, text, existing)
-        self.record.remember(NoteEntry(sheet=sheet.name, cell=ref, original=original, applied=text))
+        self.undo.append(lambda: _set_note(self._sheet(sheet).range(cell), current))
+        _set_note(rng, note.text if note is not None else None, existing)
 
-    # -- values --
-    def set_value(self, action: SetValue) -> None:
-        sheet = self.sheet(action.sheet)
-        r0, c0, _, _ = parse_range(action.address)
-        ref = cell_ref(r0, c0)
-        cell = sheet.range(ref)
-        where = f"{sheet.name}!{ref}"
-        merge = cell.merge_area.address.replace("$", "")
-        if parse_range(merge)[:2] != (r0, c0):
-            raise UserError(f"{where} is inside the merged area {merge}; write to its top-left cell")
-        formula, value = cell.formula, cell.value
-        if not action.overwrite and value not in (None, ""):
-            raise UserError(f"{where} is not empty; choose an empty cell or allow overwriting")
-        previous = formula if isinstance(formula, str) and formula.startswith("=") else as_text(value)
-        self.undo.append(lambda: setattr(sheet.range(ref), "value", previous))
-        number_format = action.format_for_number()
+    # -- answer cells --
+    def value(self, sheet: str, cell: str) -> tuple[Scalar, bool]:
+        """A formula is a `Formula` starting with `=` that differs from the value (text typed with
+        an apostrophe, `'=1+1`, reads back as the same `=1+1` through both)."""
+        rng = self._sheet(sheet).range(cell)
+        formula, value = rng.formula, _scalar(rng.value)
+        if isinstance(formula, str) and formula.startswith("=") and formula != value:
+            return formula, True
+        return value, False
+
+    def write(self, sheet: str, cell: str, value: Scalar, number_format: str | None) -> None:
+        rng = self._sheet(sheet).range(cell)
+        current, formula = self.value(sheet, cell)
+        previous = current if formula else as_text(current)
+        self.undo.append(lambda: setattr(self._sheet(sheet).range(cell), "value", previous))
         if number_format:  # before the value, so Excel never shows the number in another format
-            old_format = cell.number_format
-            self.undo.append(lambda: setattr(sheet.range(ref), "number_format", old_format))
-            cell.number_format = number_format
-        cell.value = as_text(action.value) if action.value is not None else ""
+            old_format = rng.number_format
+            self.undo.append(lambda: setattr(self._sheet(sheet).range(cell), "number_format", old_format))
+            rng.number_format = number_format
+        rng.value = as_text(value) if value is not None else ""
 
-    # -- clear --
-    def clear(self) -> None:
-        """Put back every recorded original that still shows what celltrace applied."""
-        fills: dict[str, dict[str, str | None]] = {}
-        undo_fills: dict[str, dict[str, str | None]] = {}
-        for entry in self.record:
-            try:
-                sheet = self.sheet(entry.sheet)
-            except UserError:
-                continue
-            if isinstance(entry, FillEntry):
-                if self.colour_of(sheet, entry.cell) == entry.applied:
-                    fills.setdefault(sheet.name, {})[entry.cell] = entry.original.colour
-                    undo_fills.setdefault(sheet.name, {})[entry.cell] = entry.applied
-                    self.report.restored += 1
-                continue
-            if not isinstance(entry, NoteEntry):  # answer values are restored by file mode only
-                continue
-            cell = sheet.range(entry.cell)
-            note = cell.note
-            if note is not None and note.text == entry.applied:
-                self.undo.append(lambda s=sheet, e=entry: _set_note(s.range(e.cell), e.applied))
-                _set_note(cell, entry.original.text if entry.original else None, note)
-                self.report.restored += 1
-        for name, colours in fills.items():
-            sheet = self.sheet(name)
-            self.undo.append(lambda s=sheet, p=undo_fills[name]: self.paint(s, p))
-            self.paint(sheet, colours)
-        self.record = RestoreRecord()
+    def restore(self, sheet: str, cell: str, entry: ValueEntry) -> None:
+        original = None if entry.original is None else (
+            entry.original if entry.formula else as_text(entry.original)
+        )  # fmt: skip
+        current, formula = self.value(sheet, cell)
+        previous = current if formula else as_text(current)
+        self.undo.append(lambda: setattr(self._sheet(sheet).range(cell), "value", previous))
+        self._sheet(sheet).range(cell).value = original
 
-    # -- sheets: record and log --
-    def save_record(self) -> None:
-        rows = self.record.to_rows() if len(self.record) else []
-        if rows == self._record_rows:
-            return
-        old = self._record_rows
+    # -- the record and log sheets --
+    def record_rows(self) -> list[str]:
+        if self._record_rows is None:
+            sheet = _find_sheet(self.book, RECORD_SHEET)
+            rows = sheet.used_range.options(ndim=2).value if sheet is not None else []
+            joined = ("".join(str(v) for v in row if v is not None) for row in rows)
+            self._record_rows = [s for s in joined if s]
+        return self._record_rows
+
+    def write_record_rows(self, rows: list[str]) -> None:
+        """Replace the very hidden record sheet's rows (the sheet goes away when there are none)."""
+        old = self.record_rows()
         self.undo.append(lambda: _write_record_rows(self.book, old))
         _write_record_rows(self.book, rows)
+        self._record_rows = rows
 
     def append_log(self, entries: Sequence[LogEntry]) -> None:
         if not entries:
@@ -247,11 +218,23 @@ class _Writer:
             [as_text(getattr(e, name)) for name in LogEntry.columns()] for e in entries
         ]
 
-    def rollback(self) -> None:
-        for step in reversed(self.undo):
-            with contextlib.suppress(Exception):  # best effort: undo as much as Excel lets us
-                step()
-        self.undo.clear()
+    def select(self, sheet: str, bounds: Bounds) -> str | None:
+        target = self._sheet(sheet)
+        target.activate()
+        target.range(range_ref(*bounds)).select()
+        return f"{target.name}!{range_ref(*bounds)}"
+
+
+def _cells(b: Bounds) -> Iterator[str]:
+    return (cell_ref(r, c) for r in range(b[0], b[2] + 1) for c in range(b[1], b[3] + 1))
+
+
+def _scalar(value: Any) -> Scalar:
+    """A COM value as the record stores it (dates as ISO text)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
 
 
 def _author(note: Any) -> str | None:
@@ -282,16 +265,7 @@ def _find_sheet(book: Any, name: str) -> Any:
     return None
 
 
-def _read_record_rows(book: Any) -> list[str]:
-    sheet = _find_sheet(book, RECORD_SHEET)
-    if sheet is None:
-        return []
-    rows = sheet.used_range.options(ndim=2).value
-    return [s for s in ("".join(str(v) for v in row if v is not None) for row in rows) if s]
-
-
 def _write_record_rows(book: Any, rows: list[str]) -> None:
-    """Replace the very hidden record sheet's rows (the sheet goes away when there are none)."""
     sheet = _find_sheet(book, RECORD_SHEET)
     if sheet is not None:
         sheet.delete()
@@ -326,45 +300,6 @@ def _log_sheet(book: Any) -> tuple[Any, bool]:
 
 
 def apply_actions(book: Any, actions: Sequence[Action], *, log: Sequence[LogEntry] = ()) -> WriteReport:
-    """Apply `actions` (and `log` rows) to `book` at once; on any failure undo everything and raise.
-
-    The active sheet is kept; a `Select` action (applied last, outside the transaction) activates
-    its sheet and selects its range.
-    """
+    """`celltrace.shared.backend.apply_actions` on a live workbook, with screen updating off."""
     with screen_updating_off(book.app):
-        active = book.sheets.active
-        writer = _Writer(book)
-        selects = [a for a in actions if isinstance(a, Select)]
-        try:
-            pending: list[Fill] = []
-            for action in [*actions, None]:
-                if isinstance(action, Fill):
-                    pending.append(action)
-                    continue
-                if pending:
-                    writer.fills(pending)
-                    pending = []
-                if isinstance(action, Note):
-                    writer.note(action)
-                elif isinstance(action, SetValue):
-                    writer.set_value(action)
-                elif isinstance(action, Clear):
-                    writer.clear()
-            writer.append_log(log)
-            writer.save_record()
-        except BaseException:
-            writer.rollback()
-            raise
-        finally:
-            with contextlib.suppress(Exception):
-                active.activate()
-        for select in selects[-1:]:
-            try:
-                sheet = writer.sheet(select.sheet)
-                sheet.activate()
-                r0, c0, r1, c1 = writer.area(sheet, select.address)
-                sheet.range(range_ref(r0, c0, r1, c1)).select()
-                writer.report.selected = f"{sheet.name}!{range_ref(r0, c0, r1, c1)}"
-            except Exception as exc:  # a hidden sheet cannot be selected; the answer stands
-                writer.report.warnings.append(f"could not select {select.address}: {exc}")
-    return writer.report
+        return backend.apply_actions(XlwingsBook(book), actions, log=log)

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_
 
 from celltrace.shared.a1 import AddressError, parse_range
 from celltrace.shared.actions import Action, parse_target
-from celltrace.shared.schemas import AskResult, Step, TablePayload, TraceCell
+from celltrace.shared.schemas import AskResult, LongformResult, Step, TablePayload, TraceCell
 from celltrace.shared.table import TableError, normalise_merges
 
 Engine = Literal["auto", "llm", "offline"]
@@ -115,6 +115,12 @@ class AskResponse(AskResult):
     picture: str | None = Field(
         default=None, description="the trace picture as an SVG document, when the request asked for it"
     )
+
+
+class LongformResponse(LongformResult):
+    """The `longform --json` shape plus the write-back actions the add-in applies."""
+
+    actions: list[Action] = Field(default_factory=list)
 
 
 class StepEvent(BaseModel):

@@ -16,7 +16,6 @@ always None: a title row stays part of the grid, where the graph can use it.
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import posixpath
 import re
@@ -31,22 +30,15 @@ import openpyxl
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-from celltrace.shared.a1 import AddressError, col_number, parse_range, range_ref, split_sheet_ref
+from celltrace.shared.a1 import col_number, split_sheet_ref
+from celltrace.shared.backend import Bounds, Grid, json_value, parse_ref, read_range
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value
-from celltrace.shared.table import Merge, Origin, Table
+from celltrace.shared.table import Table
 from celltrace.shared.xlsx_limits import check_workbook
-
-Bounds = tuple[int, int, int, int]
-"""1-based inclusive (min_row, min_col, max_row, max_col)."""
-
-MAX_LISTED = 10
-"""Addresses listed in one warning before it says "and N more"."""
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTION_STREAM = "EncryptionInfo".encode("utf-16-le")
-_COLS_RE = re.compile(r"^\$?([A-Za-z]{1,3}):\$?([A-Za-z]{1,3})$")
-_ROWS_RE = re.compile(r"^\$?([0-9]{1,7}):\$?([0-9]{1,7})$")
 _FORMULA_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
 _ATTR_R_RE = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
 _VALUE_RE = re.compile(rb"<(?:\w+:)?v(?:\s[^>]*)?(?:/>|>([^<]*)<)")
@@ -79,8 +71,8 @@ def read_table(
     else:
         ws = _worksheet(wb, sheet) if sheet is not None else _active(wb)
         bounds = None
-    uncached = _uncached_formulas(data, _sheet_part(data, ws.title), bounds)
-    return _read(ws, bounds, uncached, path.name)
+    uncached = _uncached_formulas(data, sheet_part(data, ws.title))
+    return read_range(OpenpyxlSheet(ws, path.name, uncached), bounds)
 
 
 # ---- file checks and loading ----------------------------------------------------------------------
@@ -135,30 +127,13 @@ def _active(wb: Workbook) -> Worksheet:
     return wb.worksheets[0]
 
 
-def _parse_ref(ref: str) -> Bounds:
-    """A1 range, single cell, whole columns (`A:C`) or whole rows (`1:5`) → 1-based bounds."""
-    ref = ref.strip()
-    if m := _COLS_RE.match(ref):
-        a, b = sorted((col_number(m.group(1)), col_number(m.group(2))))
-        return 1, a, 1_048_576, b
-    if m := _ROWS_RE.match(ref):
-        a, b = sorted((int(m.group(1)), int(m.group(2))))
-        if a < 1:
-            raise UserError(f"malformed range {ref!r}")
-        return a, 1, b, 16_384
-    try:
-        return parse_range(ref)
-    except AddressError as exc:
-        raise UserError(f"malformed range {ref!r}: {exc}") from None
-
-
 def _find_range(wb: Workbook, sheet: str | None, ref: str) -> tuple[Worksheet, Bounds]:
     ref_sheet, addr = split_sheet_ref(ref)
     if ref_sheet is not None and sheet is not None and ref_sheet.casefold() != sheet.casefold():
         raise UserError(f"range {ref!r} names sheet {ref_sheet!r} but --sheet is {sheet!r}")
     title = ref_sheet if ref_sheet is not None else sheet
     ws = _worksheet(wb, title) if title is not None else _active(wb)
-    return ws, _parse_ref(addr)
+    return ws, parse_ref(addr)
 
 
 def _find_table(wb: Workbook, sheet: str | None, table: str) -> tuple[Worksheet, Bounds]:
@@ -169,7 +144,7 @@ def _find_table(wb: Workbook, sheet: str | None, table: str) -> tuple[Worksheet,
         where = f" on sheet {sheets[0].title!r}" if sheet is not None else ""
         raise UserError(f"no Excel table named {table!r}{where} (tables: {', '.join(known) or 'none'})")
     ws, t = found[0]
-    return ws, _parse_ref(t.ref)
+    return ws, parse_ref(t.ref)
 
 
 def _find_name(wb: Workbook, sheet: str | None, name: str) -> tuple[Worksheet, Bounds]:
@@ -195,11 +170,11 @@ def _find_name(wb: Workbook, sheet: str | None, name: str) -> tuple[Worksheet, B
     if len(dests) != 1:
         raise UserError(f"name {name!r} does not refer to a single cell range (={dn.value})")
     title, coord = dests[0]
-    return _worksheet(wb, title), _parse_ref(coord)
+    return _worksheet(wb, title), parse_ref(coord)
 
 
 # ---- formulas without cached values -----------------------------------------------------------------
-def _sheet_part(data: bytes, title: str) -> str | None:
+def sheet_part(data: bytes, title: str) -> str | None:
     """Zip path of the worksheet XML for sheet `title` (None when the package is unusual)."""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         try:
@@ -222,8 +197,8 @@ def _sheet_part(data: bytes, title: str) -> str | None:
     return None
 
 
-def _uncached_formulas(data: bytes, part: str | None, bounds: Bounds | None) -> set[tuple[int, int]]:
-    """1-based (row, col) of formula cells in `bounds` (all when None) that have no cached value.
+def _uncached_formulas(data: bytes, part: str | None) -> set[tuple[int, int]]:
+    """1-based (row, col) of the sheet's formula cells that have no cached value.
 
     Byte search around each `<f>` tag instead of parsing every cell: cost grows with the number of
     formulas, not of cells. A cell is located by its `r` attribute (always written by Excel and
@@ -245,8 +220,6 @@ def _uncached_formulas(data: bytes, part: str | None, bounds: Bounds | None) -> 
         if ref is None:
             continue
         row, col = int(ref.group(2)), col_number(ref.group(1).decode())
-        if not _inside(row, col, bounds):
-            continue
         body = xml[head_end : xml.find(b"c>", f.end())]
         value = _VALUE_RE.search(body)
         cached = value is not None and (bool(value.group(1)) or b't="str"' in head)
@@ -255,126 +228,46 @@ def _uncached_formulas(data: bytes, part: str | None, bounds: Bounds | None) -> 
     return out
 
 
-def _inside(row: int, col: int, bounds: Bounds | None) -> bool:
-    return bounds is None or (bounds[0] <= row <= bounds[2] and bounds[1] <= col <= bounds[3])
+class OpenpyxlSheet:
+    """A loaded worksheet as a `SheetReader`; `uncached` are its formulas without a cached value."""
 
+    def __init__(self, ws: Worksheet, workbook: str, uncached: set[tuple[int, int]]) -> None:
+        self.ws = ws
+        self.title = ws.title
+        self.workbook: str | None = workbook
+        self._uncached = uncached
+        self._merges = sorted((m.min_row, m.min_col, m.max_row, m.max_col) for m in ws.merged_cells.ranges)
+        self._grids: dict[Bounds, Grid] = {}
 
-# ---- reading the grid -------------------------------------------------------------------------------
-def _json_value(value: Any) -> Any:
-    """openpyxl value → JSON-ready raw value."""
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds() / 86_400
-    return value
+    def extent(self) -> Bounds:
+        return self.ws.min_row, self.ws.min_column, self.ws.max_row, self.ws.max_column
 
+    def grid(self, bounds: Bounds) -> Grid:
+        """The cells of `bounds`, sliced from an earlier read when it covers them."""
+        for (r0, c0, r1, c1), (text, values) in self._grids.items():
+            if r0 <= bounds[0] and c0 <= bounds[1] and bounds[2] <= r1 and bounds[3] <= c1:
+                rows = slice(bounds[0] - r0, bounds[2] - r0 + 1)
+                cols = slice(bounds[1] - c0, bounds[3] - c0 + 1)
+                return [row[cols] for row in text[rows]], [row[cols] for row in values[rows]]
+        self._grids[bounds] = _grid(self.ws, bounds)
+        return self.grid(bounds)
 
-def _content_bounds(
-    text: list[list[str]], origin: tuple[int, int], uncached: set[tuple[int, int]], merges: list[Bounds]
-) -> Bounds | None:
-    """Bounding box of non-blank cells and uncached formulas, grown to whole touching merged areas."""
-    top, left = origin
-    rows = [i for i, row in enumerate(text) if any(t.strip() for t in row)]
-    cols = [j for j in range(len(text[0]) if text else 0) if any(row[j].strip() for row in text)]
-    points = [(r, c) for r, c in uncached]
-    if rows:
-        points += [(top + rows[0], left + cols[0]), (top + rows[-1], left + cols[-1])]
-    if not points:
-        return None
-    box = (
-        min(r for r, _ in points),
-        min(c for _, c in points),
-        max(r for r, _ in points),
-        max(c for _, c in points),
-    )
-    grown = True
-    while grown:
-        grown = False
-        for m in merges:
-            if m[0] <= box[2] and box[0] <= m[2] and m[1] <= box[3] and box[1] <= m[3]:
-                new = (min(box[0], m[0]), min(box[1], m[1]), max(box[2], m[2]), max(box[3], m[3]))
-                grown, box = grown or new != box, new
-    return box
+    def cell(self, row: int, col: int) -> tuple[str, object] | None:
+        anchor = self.ws.cell(row, col)
+        if anchor.value is None:
+            return None
+        return format_value(anchor.value, anchor.number_format), json_value(anchor.value)
 
+    def merges(self, bounds: Bounds) -> list[Bounds]:
+        r0, c0, r1, c1 = bounds
+        return [m for m in self._merges if m[0] <= r1 and r0 <= m[2] and m[1] <= c1 and c0 <= m[3]]
 
-def _read(ws: Worksheet, bounds: Bounds | None, uncached: set[tuple[int, int]], workbook: str) -> Table:
-    warnings_: list[str] = []
-    merges = sorted((m.min_row, m.min_col, m.max_row, m.max_col) for m in ws.merged_cells.ranges)
-    extent = (ws.min_row, ws.min_column, ws.max_row, ws.max_column)
-    if bounds is None:
-        read = extent
-    else:
-        read = (bounds[0], bounds[1], min(bounds[2], extent[2]), min(bounds[3], extent[3]))
-        if read[0] > read[2] or read[1] > read[3]:
-            raise UserError(f"range {range_ref(*bounds)} on sheet {ws.title!r} is empty")
-        if read != bounds:
-            warnings_.append(
-                f"range {range_ref(*bounds)} extends past the last used cell of sheet {ws.title!r}; "
-                f"read {range_ref(*read)}"
-            )
-    text, values = _grid(ws, read)
-    if bounds is None:
-        used = _content_bounds(text, read[:2], uncached, merges)
-        if used is None:
-            raise UserError(f"sheet {ws.title!r} is empty")
-        dr, dc = used[0] - read[0], used[1] - read[1]
-        text = [row[dc : dc + used[3] - used[1] + 1] for row in text[dr : dr + used[2] - used[0] + 1]]
-        values = [row[dc : dc + used[3] - used[1] + 1] for row in values[dr : dr + used[2] - used[0] + 1]]
-        read = used
-    table_merges = _clip_merges(ws, merges, read, text, values, warnings_)
-    missing = sorted((r, c) for r, c in uncached if _inside(r, c, read))
-    if not missing and not any(t.strip() for row in text for t in row):
-        raise UserError(f"range {range_ref(*read)} on sheet {ws.title!r} is empty")
-    if missing:
-        listed = ", ".join(range_ref(r, c, r, c) for r, c in missing[:MAX_LISTED])
-        more = f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED else ""
-        warnings_.append(
-            f"{len(missing)} formula cell(s) have no cached value (workbook not recalculated in Excel; "
-            f"read as empty): {listed}{more}"
-        )
-    hidden_rows, hidden_cols = _hidden(ws, read)
-    if hidden_rows or hidden_cols:
-        warnings_.append(
-            f"{len(hidden_rows)} hidden row(s) and {len(hidden_cols)} hidden column(s) are included"
-        )
-    return Table(
-        text=text,
-        values=values,
-        merges=table_merges,
-        title=None,
-        origin=Origin(sheet=ws.title, address=range_ref(*read), workbook=workbook),
-        hidden_rows=hidden_rows,
-        hidden_cols=hidden_cols,
-        warnings=warnings_,
-    )
+    def uncached(self, bounds: Bounds) -> list[tuple[int, int]]:
+        r0, c0, r1, c1 = bounds
+        return [(r, c) for r, c in self._uncached if r0 <= r <= r1 and c0 <= c <= c1]
 
-
-def _clip_merges(
-    ws: Worksheet,
-    merges: list[Bounds],
-    read: Bounds,
-    text: list[list[str]],
-    values: list[list[Any]],
-    warnings_: list[str],
-) -> list[Merge]:
-    """Merged areas intersecting `read`, 0-based within it. An area crossing the border is clipped
-    (with a warning); if that cuts off its anchor, the anchor's content moves to the clipped area."""
-    top, left = read[0], read[1]
-    out: list[Merge] = []
-    for m in merges:
-        clip = (max(m[0], read[0]), max(m[1], read[1]), min(m[2], read[2]), min(m[3], read[3]))
-        if clip[0] > clip[2] or clip[1] > clip[3]:
-            continue
-        if clip != m:
-            warnings_.append(
-                f"merged area {range_ref(*m)} crosses the range border; clipped to {range_ref(*clip)}"
-            )
-            anchor = ws.cell(m[0], m[1])
-            if clip[:2] != m[:2] and anchor.value is not None:
-                text[clip[0] - top][clip[1] - left] = format_value(anchor.value, anchor.number_format)
-                values[clip[0] - top][clip[1] - left] = _json_value(anchor.value)
-        out.append((clip[0] - top, clip[1] - left, clip[2] - top, clip[3] - left))
-    return out
+    def hidden(self, bounds: Bounds) -> tuple[frozenset[int], frozenset[int]]:
+        return _hidden(self.ws, bounds)
 
 
 def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
@@ -390,7 +283,7 @@ def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
                 v_row.append(None)
             else:
                 t_row.append(format_value(v, cell.number_format))
-                v_row.append(_json_value(v))
+                v_row.append(json_value(v))
         text.append(t_row)
         values.append(v_row)
     return text, values

@@ -35,37 +35,22 @@ from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.xml.functions import fromstring, tostring
 
 from celltrace.shared.a1 import cell_ref, parse_range, range_ref
-from celltrace.shared.actions import (
-    NOTE_MAX_CHARS,
-    Action,
-    Clear,
-    Fill,
-    LogEntry,
-    Note,
-    Select,
-    SetValue,
+from celltrace.shared.actions import Action, LogEntry
+from celltrace.shared.backend import (
+    LOG_SHEET,
+    NOTE_AUTHOR,
+    Bounds,
+    WriteReport,
+    apply_actions,
+    read_record,
 )
 from celltrace.shared.errors import UserError
-from celltrace.shared.restore import (
-    RECORD_SHEET,
-    FillEntry,
-    FillState,
-    NoteEntry,
-    NoteState,
-    RecordError,
-    RestoreRecord,
-    Scalar,
-    ValueEntry,
-    split_chunks,
-)
-from celltrace.shared.safe_text import clean_text, write_value
+from celltrace.shared.restore import RECORD_SHEET, FillState, NoteState, Scalar, ValueEntry, split_chunks
+from celltrace.shared.safe_text import write_value
 from celltrace.shared.xlsx_limits import check_workbook
 
 SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 MACRO_SUFFIXES = (".xlsm", ".xltm")
-LOG_SHEET = "celltrace"
-NOTE_AUTHOR = "celltrace"
-Bounds = tuple[int, int, int, int]
 
 # (content-type pattern, what is lost); matched against every part of the package.
 _LOSSY_TYPES = [
@@ -101,18 +86,6 @@ class OutputPlan:
     source: Path
     output: Path
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class WriteReport:
-    output: Path
-    warnings: list[str]
-    """openpyxl's load warnings (the plan's own warnings are on the `OutputPlan`)."""
-    restored: int = 0
-    """Cells whose original fill, note or value a `Clear` put back."""
-    logs_dropped: int = 0
-    written: bool = True
-    """False when `only_if_marked` found nothing of celltrace's and no file was written."""
 
 
 # ---- package inspection and paths ------------------------------------------------------------
@@ -271,34 +244,41 @@ def _comment(text: str, author: str) -> Comment:
     return Comment(text, author, height=min(400, 16 + 14 * lines), width=300)
 
 
-class _Applier:
-    """Applies actions to one open workbook, keeping the restore record up to date."""
+class OpenpyxlBook:
+    """An open workbook as a `BookWriter` (nothing to undo: a failed run is never saved)."""
+
+    overwrite_hint = "use --overwrite to replace it"
 
     def __init__(self, wb: Workbook) -> None:
         self.wb = wb
-        self.record = read_record(wb)
-        self.restored = 0
         self._merges: dict[str, list[Bounds]] = {}
 
-    def sheet(self, title: str) -> Worksheet:
-        if title not in self.wb.sheetnames or not isinstance(self.wb[title], Worksheet):
-            raise UserError(f"no worksheet named {title!r} (sheets: {', '.join(self.wb.sheetnames)})")
-        return self.wb[title]
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
-    def merges(self, ws: Worksheet) -> list[Bounds]:
+    def _ws(self, title: str) -> Worksheet:
+        ws = self.wb[title]
+        assert isinstance(ws, Worksheet)
+        return ws
+
+    def worksheet(self, name: str) -> str:
+        if name not in self.wb.sheetnames or not isinstance(self.wb[name], Worksheet):
+            raise UserError(f"no worksheet named {name!r} (sheets: {', '.join(self.wb.sheetnames)})")
+        return name
+
+    def _merged(self, ws: Worksheet) -> list[Bounds]:
         if ws.title not in self._merges:
             self._merges[ws.title] = [
                 (m.min_row, m.min_col, m.max_row, m.max_col) for m in ws.merged_cells.ranges
             ]
         return self._merges[ws.title]
 
-    def area(self, ws: Worksheet, address: str) -> Bounds:
-        """`address` grown until no merged area is cut (a cell in a merge → the whole merge)."""
+    def area(self, sheet: str, address: str) -> Bounds:
         r0, c0, r1, c1 = parse_range(address)
         grown = True
         while grown:
             grown = False
-            for m0, n0, m1, n1 in self.merges(ws):
+            for m0, n0, m1, n1 in self._merged(self._ws(sheet)):
                 if (
                     m0 <= r1
                     and r0 <= m1
@@ -310,103 +290,83 @@ class _Applier:
                     grown = True
         return r0, c0, r1, c1
 
-    def apply(self, action: Action) -> None:
-        if isinstance(action, Fill):
-            self.fill(action)
-        elif isinstance(action, Note):
-            self.note(action)
-        elif isinstance(action, SetValue):
-            self.set_value(action)
-        elif isinstance(action, Select):
-            self.select(action)
-        elif isinstance(action, Clear):
-            self.clear(action.values)
+    def fills(self, sheet: str, cells: Sequence[str]) -> dict[str, FillState]:
+        ws = self._ws(sheet)
+        return {ref: fill_state(ws[ref].fill) for ref in cells}
 
-    def fill(self, action: Fill) -> None:
-        ws = self.sheet(action.sheet)
-        r0, c0, r1, c1 = self.area(ws, action.address)
-        for row in range(r0, r1 + 1):
-            for col in range(c0, c1 + 1):
-                cell = ws.cell(row, col)
-                self.record.remember(
-                    FillEntry(
-                        sheet=ws.title,
-                        cell=cell.coordinate,
-                        original=fill_state(cell.fill),
-                        applied=action.colour,
-                    )
-                )
-                cell.fill = _solid(action.colour)
+    def shows_fill(self, sheet: str, cell: str, colour: str) -> bool:
+        # covered cells of a merge lose their style on load, so they cannot be compared
+        target = self._ws(sheet)[cell]
+        return isinstance(target, MergedCell) or _colour_of(target.fill) == colour
 
-    def note(self, action: Note) -> None:
-        ws = self.sheet(action.sheet)
-        r0, c0, _, _ = self.area(ws, action.address)
-        cell = ws.cell(r0, c0)
-        entry = self.record.get("note", ws.title, cell.coordinate)
-        if entry is not None:
-            original = entry.original
-        elif cell.comment is not None:
-            original = NoteState(text=cell.comment.text, author=cell.comment.author)
+    def paint(self, sheet: str, areas: Sequence[tuple[Bounds, FillState]]) -> None:
+        ws = self._ws(sheet)
+        for (r0, c0, r1, c1), state in areas:
+            fill = fill_from_state(state)
+            for row in range(r0, r1 + 1):
+                for col in range(c0, c1 + 1):
+                    ws.cell(row, col).fill = fill
+
+    def note(self, sheet: str, cell: str) -> NoteState | None:
+        comment = self._ws(sheet)[cell].comment
+        return None if comment is None else NoteState(text=comment.text, author=comment.author)
+
+    def set_note(self, sheet: str, cell: str, note: NoteState | None) -> None:
+        self._ws(sheet)[cell].comment = _comment(note.text, note.author or "") if note else None
+
+    def value(self, sheet: str, cell: str) -> tuple[Scalar, bool]:
+        target = self._ws(sheet)[cell]
+        return _scalar(target.value), target.data_type == "f"
+
+    def write(self, sheet: str, cell: str, value: Scalar, number_format: str | None) -> None:
+        target = self._ws(sheet)[cell]
+        assert isinstance(target, Cell)  # the applier refuses covered cells of a merge
+        write_value(target, value)
+        if number_format:
+            target.number_format = number_format
+
+    def restore(self, sheet: str, cell: str, entry: ValueEntry) -> None:
+        target = self._ws(sheet)[cell]
+        assert isinstance(target, Cell)
+        if entry.formula:
+            target.value = entry.original
+        elif entry.original is None:
+            target.value = None
         else:
-            original = None
-        text = clean_text(action.text, NOTE_MAX_CHARS)
-        if original is not None:  # never replace a user's note: add below it
-            text = clean_text(f"{original.text}\n\n{text}")
-        cell.comment = _comment(text, NOTE_AUTHOR)
-        self.record.remember(NoteEntry(sheet=ws.title, cell=cell.coordinate, original=original, applied=text))
+            write_value(target, entry.original, wrap=False)
 
-    def set_value(self, action: SetValue) -> None:
-        ws = self.sheet(action.sheet)
-        r0, c0, _, _ = parse_range(action.address)
-        cell = ws.cell(r0, c0)
-        ref = f"{ws.title}!{cell.coordinate}"
-        if isinstance(cell, MergedCell):
-            merge = range_ref(*self.area(ws, cell.coordinate))
-            raise UserError(f"{ref} is inside the merged area {merge}; write to its top-left cell")
-        if not action.overwrite and cell.value not in (None, ""):
-            raise UserError(f"{ref} is not empty; use --overwrite to replace it")
-        before = ValueEntry(
-            sheet=ws.title, cell=cell.coordinate, original=_scalar(cell.value), applied=None,
-            formula=cell.data_type == "f",
-        )  # fmt: skip
-        write_value(cell, action.value)
-        if action.format_for_number():
-            cell.number_format = action.format_for_number()
-        if action.restorable:
-            self.record.remember(before.model_copy(update={"applied": cell.value}))
+    def record_rows(self) -> list[str]:
+        if RECORD_SHEET not in self.wb.sheetnames:
+            return []
+        rows = self._ws(RECORD_SHEET).iter_rows(values_only=True)
+        return ["".join(str(v) for v in row if v is not None) for row in rows]
 
-    def select(self, action: Select) -> None:
-        ws = self.sheet(action.sheet)
-        if ws.sheet_state != "visible":
+    def write_record_rows(self, rows: list[str]) -> None:
+        """Replace the very hidden record sheet (removed when there are no rows)."""
+        index = None
+        if RECORD_SHEET in self.wb.sheetnames:
+            index = self.wb.sheetnames.index(RECORD_SHEET)
+            _remove_sheet(self.wb, self._ws(RECORD_SHEET))
+        if not rows:
             return
-        r0, c0, r1, c1 = self.area(ws, action.address)
+        ws = self.wb.create_sheet(RECORD_SHEET, index)
+        ws.sheet_state = "veryHidden"
+        for row, text in enumerate(rows, start=1):
+            for col, chunk in enumerate(split_chunks(text), start=1):
+                write_value(ws.cell(row, col), chunk, wrap=False)
+
+    def append_log(self, entries: Sequence[LogEntry]) -> None:
+        append_log(self.wb, entries)
+
+    def select(self, sheet: str, bounds: Bounds) -> str | None:
+        ws = self._ws(sheet)
+        if ws.sheet_state != "visible":
+            return None
         _activate(self.wb, ws)
         for selection in ws.sheet_view.selection:
-            selection.activeCell = cell_ref(r0, c0)
-            selection.sqref = range_ref(r0, c0, r1, c1)
-
-    def clear(self, values: bool) -> None:
-        """Put back every recorded original that still shows what celltrace applied (answer values
-        only with `values`; otherwise their entries stay in the record)."""
-        kept = [e for e in self.record if isinstance(e, ValueEntry) and not values]
-        for entry in self.record:
-            if entry.sheet not in self.wb.sheetnames or entry in kept:
-                continue
-            cell = self.wb[entry.sheet][entry.cell]
-            if isinstance(entry, FillEntry):
-                # covered cells of a merge lose their style on load, so they cannot be compared
-                if isinstance(cell, MergedCell) or _colour_of(cell.fill) == entry.applied:
-                    cell.fill = fill_from_state(entry.original)
-                    self.restored += 1
-            elif isinstance(entry, ValueEntry):
-                if not isinstance(cell, MergedCell) and cell.value == entry.applied:
-                    _restore_value(cell, entry)
-                    self.restored += 1
-            elif cell.comment is not None and cell.comment.text == entry.applied:
-                o = entry.original
-                cell.comment = _comment(o.text, o.author or "") if o else None
-                self.restored += 1
-        self.record = RestoreRecord(kept)
+            selection.activeCell = cell_ref(*bounds[:2])
+            selection.sqref = range_ref(*bounds)
+        return f"{sheet}!{range_ref(*bounds)}"
 
 
 def _scalar(value: object) -> Scalar:
@@ -417,61 +377,11 @@ def _scalar(value: object) -> Scalar:
     return iso() if callable(iso) else str(value)
 
 
-def _restore_value(cell: Cell, entry: ValueEntry) -> None:
-    if entry.formula:
-        cell.value = entry.original
-    elif entry.original is None:
-        cell.value = None
-    else:
-        write_value(cell, entry.original, wrap=False)
-
-
 def _activate(wb: Workbook, ws: Worksheet) -> None:
     """Make `ws` the one active and selected tab (several selected tabs would group sheets)."""
     wb.active = ws
     for other in wb.worksheets:
         other.sheet_view.tabSelected = other is ws
-
-
-def apply_actions(wb: Workbook, actions: Iterable[Action]) -> int:
-    """Apply `actions` in order to an open workbook and store the restore record in it.
-
-    Returns how many cells `Clear` actions restored. Raises `UserError` for impossible targets
-    (unknown sheet, non-empty answer cell without overwrite, a cell inside a merged area).
-    """
-    applier = _Applier(wb)
-    for action in actions:
-        applier.apply(action)
-    write_record(wb, applier.record)
-    return applier.restored
-
-
-# ---- the record sheet ------------------------------------------------------------------------
-def read_record(wb: Workbook) -> RestoreRecord:
-    if RECORD_SHEET not in wb.sheetnames:
-        return RestoreRecord()
-    rows = [
-        "".join(str(v) for v in row if v is not None) for row in wb[RECORD_SHEET].iter_rows(values_only=True)
-    ]
-    try:
-        return RestoreRecord.from_rows(rows)
-    except RecordError as exc:
-        raise UserError(f"hidden sheet {RECORD_SHEET!r}: {exc}") from None
-
-
-def write_record(wb: Workbook, record: RestoreRecord) -> None:
-    """Replace the very hidden record sheet (removed when the record is empty)."""
-    index = None
-    if RECORD_SHEET in wb.sheetnames:
-        index = wb.sheetnames.index(RECORD_SHEET)
-        _remove_sheet(wb, wb[RECORD_SHEET])
-    if not len(record):
-        return
-    ws = wb.create_sheet(RECORD_SHEET, index)
-    ws.sheet_state = "veryHidden"
-    for row, text in enumerate(record.to_rows(), start=1):
-        for col, chunk in enumerate(split_chunks(text), start=1):
-            write_value(ws.cell(row, col), chunk, wrap=False)
 
 
 def _remove_sheet(wb: Workbook, ws: Worksheet) -> None:
@@ -569,10 +479,10 @@ def write_workbook(
     log sheet to remove.
     """
     wb, notes = load_for_write(plan.source)
-    if only_if_marked and not len(read_record(wb)) and not (remove_log and log_sheets(wb)):
+    if only_if_marked and not len(read_record(OpenpyxlBook(wb))) and not (remove_log and log_sheets(wb)):
         return WriteReport(output=plan.output, warnings=notes, written=False)
-    restored = apply_actions(wb, actions)
-    append_log(wb, log)
-    dropped = drop_log(wb) if remove_log else 0
+    report = apply_actions(OpenpyxlBook(wb), actions, log=log)
+    report.logs_dropped = drop_log(wb) if remove_log else 0
     save_atomic(wb, plan.output)
-    return WriteReport(output=plan.output, warnings=notes, restored=restored, logs_dropped=dropped)
+    report.output, report.warnings = plan.output, [*notes, *report.warnings]
+    return report

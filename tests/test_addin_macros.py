@@ -12,8 +12,9 @@ from fake_xlwings import FakeBook, FakeSheet
 from serve_process import free_port, running_server
 
 from celltrace.addin import macros
-from celltrace.addin.client import Client, ClientSettings, LongformResponse
+from celltrace.addin.client import Client, ClientSettings
 from celltrace.shared.actions import plan_actions
+from celltrace.shared.api_models import LongformResponse
 from celltrace.shared.restore import RECORD_SHEET
 from celltrace.shared.schemas import EvidenceCell
 from celltrace.shared.xlsx_write import LOG_SHEET

@@ -25,8 +25,7 @@ from typer.testing import CliRunner
 
 from celltrace.server.cli import _register, app
 from celltrace.server.llm import LLMClient
-from celltrace.server.longform.schemas import LongformResult
-from celltrace.shared.schemas import AskResult
+from celltrace.shared.schemas import AskResult, LongformResult
 
 pytestmark = pytest.mark.llamacpp
 _register()

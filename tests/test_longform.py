@@ -20,9 +20,9 @@ from celltrace.server.cli import _register, app
 from celltrace.server.longform.engine import answer_longform
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers
 from celltrace.server.longform.planner import parse_plan, user_plan
-from celltrace.server.longform.schemas import LongformResult, LongformStep
 from celltrace.server.settings import Settings
 from celltrace.shared.errors import UserError
+from celltrace.shared.schemas import LongformResult, LongformStep
 from celltrace.shared.table import Origin, Table
 
 _register()

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from celltrace.server.api import upload
@@ -24,21 +23,15 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
-from celltrace.server.longform.schemas import LongformResult
-from celltrace.shared.actions import Action, one_line, plan_actions
-from celltrace.shared.api_models import ErrorBody, LongformRequest, StepEvent
+from celltrace.shared.actions import one_line, plan_actions
+from celltrace.shared.api_models import ErrorBody, LongformRequest, LongformResponse, StepEvent
+from celltrace.shared.schemas import LongformResult
 
 if TYPE_CHECKING:
-    from celltrace.server.longform.schemas import LongformStep
+    from celltrace.shared.schemas import LongformStep
 
 ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
 router = APIRouter(prefix="/v1", tags=["longform"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
-
-
-class LongformResponse(LongformResult):
-    """The `longform --json` shape plus the write-back actions the add-in applies."""
-
-    actions: list[Action] = Field(default_factory=list)
 
 
 def longform_step_event(step: LongformStep) -> StepEvent:

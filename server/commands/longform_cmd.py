@@ -21,9 +21,9 @@ from celltrace.server.commands.common import (
 from celltrace.server.commands.hints import check_workbook_arg
 from celltrace.server.commands.output import finish, prepare
 from celltrace.server.commands.render import spinner
-from celltrace.server.longform.schemas import LongformResult
 from celltrace.shared.actions import LogEntry, evidence_text, plan_actions
 from celltrace.shared.errors import UserError
+from celltrace.shared.schemas import LongformResult
 from celltrace.shared.table import Table
 from celltrace.shared.xlsx_write import OutputPlan
 

@@ -28,10 +28,9 @@ from celltrace.server.longform.faithfulness import parse_numbers, unsupported_nu
 from celltrace.server.longform.generator import final_answer
 from celltrace.server.longform.planner import check_plan, make_plan, normalise_question
 from celltrace.server.longform.reasoner import Solved, TableContext, is_empty, solve
-from celltrace.server.longform.schemas import LongformResult, LongformStep, PlanItem
 from celltrace.server.settings import Settings
 from celltrace.shared.numbers import format_number, parse_number
-from celltrace.shared.schemas import EvidenceCell
+from celltrace.shared.schemas import EvidenceCell, LongformResult, LongformStep, PlanItem
 from celltrace.shared.table import Table
 
 log = logging.getLogger(__name__)

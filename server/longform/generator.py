@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.longform.schemas import PlanItem
 from celltrace.server.prompting import data_block, render
+from celltrace.shared.schemas import PlanItem
 
 
 def user_message(content: str) -> dict[str, str]:

@@ -25,13 +25,13 @@ from typing import Any
 
 from celltrace.server.llm import LLMClient, UsageMeter
 from celltrace.server.longform.generator import fallback_answer, sub_answer, user_message
-from celltrace.server.longform.schemas import PlanItem
 from celltrace.server.longform.table_api import PATH_SEP
 from celltrace.server.prompting import CELL_CHARS, data_block, fit_lines, render, truncate
 from celltrace.server.sandbox import run_function
 from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel, infer_headers
+from celltrace.shared.schemas import PlanItem
 from celltrace.shared.table import Table
 
 PRELUDE = "celltrace.server.longform.table_api"
