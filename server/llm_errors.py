@@ -8,17 +8,13 @@ are `llm_unauthorized`), `LLMContextOverflow` (the prompt cannot fit the context
 
 from __future__ import annotations
 
-from typing import ClassVar
+from celltrace.shared.errors import CelltraceError
 
 
-class LLMError(Exception):
+class LLMError(CelltraceError):
     """Base of every LLM failure; `code` is the machine-readable kind."""
 
-    code: ClassVar[str] = "llm_error"
-
-    @property
-    def error_code(self) -> str:
-        return self.code
+    code = "llm_error"
 
 
 class LLMUnreachable(LLMError):

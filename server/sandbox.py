@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from celltrace.server.program_policy import ProgramRejected, check_program
+from celltrace.shared.errors import SandboxError
 
 CHILD = Path(__file__).with_name("sandbox_child.py")
 POLICY = Path(__file__).with_name("program_policy.py")
@@ -50,7 +51,7 @@ INSTALL_HINT = {
 }
 
 
-class IsolationUnavailable(RuntimeError):
+class IsolationUnavailable(SandboxError):
     """A required isolation layer is not available on this machine."""
 
 

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from celltrace.shared.a1 import AddressError, cell_ref, parse_range, range_ref
 from celltrace.shared.actions import NOTE_MAX_CHARS, Action, Clear, Fill, LogEntry, Note, Select, SetValue
-from celltrace.shared.errors import UserError
+from celltrace.shared.errors import UserError, WorkbookError
 from celltrace.shared.restore import (
     RECORD_SHEET,
     FillEntry,
@@ -339,7 +339,7 @@ def read_record(book: BookWriter) -> RestoreRecord:
     try:
         return RestoreRecord.from_rows(book.record_rows())
     except RecordError as exc:
-        raise UserError(f"hidden sheet {RECORD_SHEET!r}: {exc}") from None
+        raise WorkbookError(f"hidden sheet {RECORD_SHEET!r}: {exc}") from None
 
 
 class _Applier:

@@ -184,7 +184,7 @@ class AskResult(BaseModel):
     seconds: float = Field(default=0.0, description="Wall time of the answer.", examples=[0.12])
     error_code: str | None = Field(
         default=None,
-        description="Machine-readable kind of an LLM failure (`llm_unreachable`, `llm_timeout`, …).",
+        description="Machine-readable kind of a failure (`llm_unreachable`, `llm_timeout`, …).",
     )
     region: str | None = Field(
         default=None, description="sheet address of the table block answered from (`'Sheet'!A3:H28`)"

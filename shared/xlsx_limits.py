@@ -21,7 +21,7 @@ from typing import IO
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from celltrace.shared.errors import UserError
+from celltrace.shared.errors import WorkbookError
 
 CHUNK = 1 << 20
 _CELL = re.compile(rb"<(?:\w+:)?c[\s>/]")
@@ -39,7 +39,7 @@ class ReadLimits(BaseSettings):
     max_text_bytes: int = Field(default=1_000_000, ge=1, description="bytes of one XML text run (cell text)")
 
 
-class WorkbookTooLarge(UserError):
+class WorkbookTooLarge(WorkbookError):
     """A workbook passes one of the read caps."""
 
 

@@ -32,7 +32,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from celltrace.shared.a1 import col_number, split_sheet_ref
 from celltrace.shared.backend import Bounds, Grid, json_value, parse_ref, read_range
-from celltrace.shared.errors import UserError
+from celltrace.shared.errors import UserError, WorkbookError
 from celltrace.shared.numfmt import format_value
 from celltrace.shared.table import Table
 from celltrace.shared.xlsx_limits import check_workbook
@@ -87,10 +87,10 @@ def _read_workbook_bytes(path: Path) -> bytes:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     if data.startswith(_OLE_MAGIC):
         if _ENCRYPTION_STREAM in data:
-            raise UserError(f"{path.name}: workbook is password-protected (encrypted); save a plain copy")
-        raise UserError(f"{path.name}: legacy .xls (binary) workbook; save it as .xlsx")
+            raise WorkbookError(f"{path.name}: workbook is password-protected (encrypted); save a plain copy")
+        raise WorkbookError(f"{path.name}: legacy .xls (binary) workbook; save it as .xlsx")
     if not data.startswith(b"PK"):
-        raise UserError(f"{path.name}: not an .xlsx/.xlsm workbook")
+        raise WorkbookError(f"{path.name}: not an .xlsx/.xlsm workbook")
     return data
 
 
@@ -101,10 +101,10 @@ def _load(path: Path, data: bytes) -> Workbook:
             warnings.simplefilter("ignore")  # openpyxl's "extension not supported" chatter
             return openpyxl.load_workbook(io.BytesIO(data), data_only=True, keep_links=False)
     except zipfile.BadZipFile:
-        raise UserError(f"{path.name}: corrupt workbook (not a valid zip archive)") from None
+        raise WorkbookError(f"{path.name}: corrupt workbook (not a valid zip archive)") from None
     except Exception as exc:  # openpyxl raises KeyError, ParseError, ValueError... on broken parts
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserError(f"{path.name}: not a readable .xlsx/.xlsm workbook ({reason})") from None
+        raise WorkbookError(f"{path.name}: not a readable .xlsx/.xlsm workbook ({reason})") from None
 
 
 # ---- selection --------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from celltrace.shared.backend import (
     apply_actions,
     read_record,
 )
-from celltrace.shared.errors import UserError
+from celltrace.shared.errors import UserError, WorkbookError
 from celltrace.shared.restore import RECORD_SHEET, FillState, NoteState, Scalar, ValueEntry, split_chunks
 from celltrace.shared.safe_text import write_value
 from celltrace.shared.xlsx_limits import check_workbook
@@ -188,7 +188,7 @@ def load_for_write(path: Path) -> tuple[Workbook, list[str]]:
                 path, keep_vba=path.suffix.lower() in MACRO_SUFFIXES, rich_text=True, keep_links=True
             )
         except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-            raise UserError(f"{path.name}: cannot open the workbook ({exc})") from None
+            raise WorkbookError(f"{path.name}: cannot open the workbook ({exc})") from None
     return wb, sorted({f"openpyxl: {w.message}" for w in caught})
 
 

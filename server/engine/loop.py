@@ -4,7 +4,8 @@ Termination: an `AnswerQuestion` action; `NO_PROGRESS_LIMIT` consecutive steps w
 (no action, or only actions repeating earlier ones, failed ones included); or `settings.max_steps`
 steps. In the last two cases the policy's answer stage still runs ("forced answer", best effort)
 with a note saying why.
-Transport failures and unusable model output (`LLMError`) end the episode as `failed`.
+Transport failures, unusable model output and other typed failures (`CelltraceError`) end the
+episode as `failed` with their `error_code`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from celltrace.server.engine.actions import (
 )
 from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.llm import LLMError
 from celltrace.server.prompting import cell, format_action, format_arg, node_list
+from celltrace.shared.errors import CelltraceError
 from celltrace.shared.graph import Node
 from celltrace.shared.schemas import Step, StepAction
 
@@ -53,7 +54,7 @@ def run_episode(policy: Policy, state: ReasoningState, on_step: OnStep | None = 
         if stop:
             state.notes = [f"{stop}: answer now with the information gathered so far."]
         return policy.answer(state)
-    except LLMError as exc:
+    except CelltraceError as exc:
         return FinalAnswer(
             status="failed", answer=[], answer_nodes=[], header_nodes=[], error=str(exc),
             error_code=exc.error_code,

@@ -23,12 +23,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from celltrace.server.engine.evidence import evidence_cells, split_evidence
-from celltrace.server.llm import LLMClient, LLMError, UsageMeter
+from celltrace.server.llm import LLMClient, UsageMeter
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers, values_in
 from celltrace.server.longform.generator import final_answer
 from celltrace.server.longform.planner import check_plan, make_plan, normalise_question
 from celltrace.server.longform.reasoner import Solved, TableContext, is_empty, solve
 from celltrace.server.settings import Settings
+from celltrace.shared.errors import CelltraceError
 from celltrace.shared.numbers import format_number, parse_number
 from celltrace.shared.schemas import EvidenceCell, LongformResult, LongformStep, PlanItem
 from celltrace.shared.table import Table
@@ -89,7 +90,7 @@ def answer_longform(
         ctx = TableContext.build(table, settings)
         llm = LLMClient(settings)
         return _answer(run, ctx, llm, list(plan or []), started)
-    except LLMError as exc:
+    except CelltraceError as exc:
         return run.result(started, status="failed", error=str(exc), error_code=exc.error_code)
     except Exception as exc:
         if settings.raise_errors:
