@@ -30,7 +30,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from celltrace.addin import record
 from celltrace.addin.client import Client, ClientSettings, ServerUnavailable
 from celltrace.addin.reader import ReadResult, Target, range_bounds, read, resolve
-from celltrace.addin.writer import WriteReport, apply_actions
+from celltrace.addin.writer import apply_actions
 from celltrace.shared.a1 import range_ref
 from celltrace.shared.actions import (
     Action,
@@ -43,6 +43,7 @@ from celltrace.shared.actions import (
     log_entry,
     parse_target,
 )
+from celltrace.shared.backend import WriteReport
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import clean_question
 from celltrace.shared.schemas import AskResult, TablePayload

@@ -284,13 +284,13 @@ class XlwingsSheet:
             if shown is not None and _HASHES.match(shown):  # column too narrow: Excel shows ####
                 shown = None
         if shown is None:
-            shown = _format(type(value), value, fmt)
+            shown = _format(type(value).__name__, value, fmt)
         return shown, json_value(value)
 
 
 @functools.lru_cache(maxsize=65_536)
-def _format(kind: type, value: Any, fmt: str | None) -> str:
-    """`format_value`, memoised per (type, value, format): tables repeat values and formats."""
+def _format(kind: str, value: Any, fmt: str | None) -> str:
+    """`format_value`, memoised per (type name, value, format): tables repeat values and formats."""
     return format_value(value, fmt)
 
 

@@ -11,6 +11,7 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ class Embedder:
     model_id = MODEL_ID
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer once loaded (imported lazily)
         self._lock = threading.Lock()
 
     def _load(self):  # SentenceTransformer is imported lazily, so no return annotation
@@ -104,7 +105,7 @@ class EmbeddingCache:
         if entry is not None and all(t in entry[0] for t in wanted):
             index, matrix = entry
         else:
-            index, matrix = entry if entry is not None else ({}, None)
+            index, matrix = entry if entry is not None else ({}, None)  # type: ignore[assignment]
             missing = [t for t in wanted if t not in index]
             new = embedder.encode(missing)
             matrix = new if matrix is None else np.vstack([matrix, new])

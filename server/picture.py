@@ -20,7 +20,7 @@ from celltrace.shared.actions import Colours, answer_text
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel, infer_headers
 from celltrace.shared.safe_text import clean_text
-from celltrace.shared.schemas import AskResult, TraceCell
+from celltrace.shared.schemas import AskResult, Role, TraceCell
 from celltrace.shared.table import Table
 
 MAX_ROWS = 40
@@ -221,7 +221,9 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
     for r, y0 in zip(y_axis.shown, y_axis.starts, strict=True):
         svg.text(MARGIN + HEADING - 4, y0 + 15, str(top + r), font_size="10", fill="#666", text_anchor="end")
 
-    roles = {(tuple(e.rows), tuple(e.cols)): e.role for e in result.evidence if e.role == "answer"}
+    roles: dict[tuple[tuple[int, ...], tuple[int, ...]], Role] = {
+        (tuple(e.rows), tuple(e.cols)): e.role for e in result.evidence if e.role == "answer"
+    }
     for e in result.evidence:
         roles.setdefault((tuple(e.rows), tuple(e.cols)), e.role)
     shown = {n.id: n for n in (graph.node_at(r, c) for r in rows for c in cols)}
@@ -256,9 +258,9 @@ def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -
             if sb is None:
                 continue
             svg.rect(sb, "none", SHARED, stroke_width="2.5")
-            for e in ends:
-                if e is not None:
-                    svg.line([centre(e), centre(sb)], SHARED, stroke_width="1.5", stroke_dasharray="2,3")
+            for end in ends:
+                if end is not None:
+                    svg.line([centre(end), centre(sb)], SHARED, stroke_width="1.5", stroke_dasharray="2,3")
 
     points = [centre(b) for b in (box(t.rows, t.cols) for t in result.trace) if b is not None]
     if len(points) > 1:
@@ -305,7 +307,7 @@ def write_picture(path: Path, svg: str) -> Path:
         path.write_text(svg, encoding="utf-8")
     elif suffix == ".png":
         try:
-            import cairosvg  # type: ignore[import-not-found]
+            import cairosvg
         except ImportError:
             raise UserError(
                 "a .png picture needs cairosvg (pip install cairosvg); .svg works without"

@@ -129,8 +129,8 @@ def _plain_calls(tree: ast.Module) -> set[int]:
             shape = shape and not any(isinstance(a, ast.Starred) for a in node.args)
             if shape and node.func.id != "type":
                 name = node.args[1]
-                shape = isinstance(name, ast.Constant) and isinstance(name.value, str)
-                shape = shape and _allowed_attribute(name.value)  # type: ignore[union-attr]
+                text = name.value if isinstance(name, ast.Constant) else None
+                shape = isinstance(text, str) and _allowed_attribute(text)
             if shape:
                 out.add(id(node.func))
     return out
@@ -264,7 +264,7 @@ def _proxy(name: str, members: Mapping[str, Any]) -> Any:
         def __setattr__(self, attr: str, value: Any) -> None:
             raise AttributeError(f"module {name!r} is read-only in table programs")
 
-        __delattr__ = __setattr__
+        __delattr__ = __setattr__  # type: ignore[assignment]  # the same refusal
 
         def __repr__(self) -> str:
             return f"<module {name!r}>"

@@ -109,7 +109,7 @@ def to_jsonable(x: Any, depth: int = 0) -> Any:
     if isinstance(x, numbers.Integral):
         return int(x)
     if isinstance(x, numbers.Real) or (isinstance(x, numbers.Number) and not isinstance(x, numbers.Complex)):
-        return to_jsonable(float(x), depth)
+        return to_jsonable(float(x), depth)  # type: ignore[arg-type]  # a non-complex Number has __float__
     if isinstance(x, dict):
         return {k if isinstance(k, str) else str(k): to_jsonable(v, depth + 1) for k, v in x.items()}
     if isinstance(x, list | tuple):

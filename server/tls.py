@@ -133,8 +133,9 @@ def ensure_certificate(directory: Path = DEFAULT_DIR, now: dt.datetime | None = 
     if ca is None:
         ca, ca_key = _new_ca(directory, now)
     else:
-        ca_key = serialization.load_pem_private_key((directory / "ca-key.pem").read_bytes(), None)
-        assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+        loaded = serialization.load_pem_private_key((directory / "ca-key.pem").read_bytes(), None)
+        assert isinstance(loaded, ec.EllipticCurvePrivateKey)
+        ca_key = loaded
     cert, key = directory / "localhost.pem", directory / "localhost-key.pem"
     server = _valid_until(cert, RENEW_DAYS, now)
     if created or server is None or server.issuer != ca.subject or not key.exists():

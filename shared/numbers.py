@@ -143,4 +143,5 @@ def _decimals_of(x: float) -> int:
     """Decimals in the shortest repr of a float (``2.50`` → 1, ``3.0`` → 0)."""
     if isinstance(x, int) or not math.isfinite(x) or x == int(x):
         return 0
-    return max(0, -Decimal(repr(x)).normalize().as_tuple().exponent)
+    exponent = Decimal(repr(x)).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0

@@ -26,7 +26,7 @@ In a workbook the record lives in the very hidden sheet `_celltrace`: cell A1 ho
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -88,9 +88,9 @@ _ENTRY = TypeAdapter(Entry)
 class RestoreRecord:
     """Entries keyed by (kind, sheet, cell), in first-touched order."""
 
-    def __init__(self, entries: list[AnyEntry] | None = None) -> None:
+    def __init__(self, entries: Iterable[AnyEntry] = ()) -> None:
         self._entries: dict[tuple[str, str, str], AnyEntry] = {}
-        for entry in entries or []:
+        for entry in entries:
             self._entries[(entry.kind, entry.sheet, entry.cell)] = entry
 
     def __len__(self) -> int:

@@ -21,6 +21,7 @@ import sys
 import zipfile
 from datetime import date, datetime
 from pathlib import Path
+from typing import cast
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
@@ -80,7 +81,8 @@ def build_workbook() -> Workbook:
     ws.merge_cells("A10:B10")
     for j, col in enumerate("CDEFGH", start=3):
         if col in "CEFH":
-            ws.cell(10, j, sum(r[j - 1] for r in ROWS)).number_format = THOUSANDS if col in "CF" else "0"
+            total = sum(cast(int, r[j - 1]) for r in ROWS)  # these columns hold whole numbers
+            ws.cell(10, j, total).number_format = THOUSANDS if col in "CF" else "0"
     ws["C12"] = "Source: fictional data for the celltrace smoke test."
     ws.row_dimensions[8].hidden = True
     ws["B4"].comment = Comment("Includes the Baltics since 2023.", "Analyst")

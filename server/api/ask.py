@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Form
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -32,7 +32,9 @@ from celltrace.shared.schemas import Step
 if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState
 
-ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)
+}
 router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import APIRouter, Depends
 
@@ -13,7 +14,7 @@ from celltrace.shared.api_models import ErrorBody, GraphRequest
 from celltrace.shared.graph_json import graph_result
 from celltrace.shared.schemas import GraphResult
 
-ERRORS = {code: {"model": ErrorBody} for code in (401, 413, 422)}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 413, 422)}
 router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 

@@ -18,7 +18,7 @@ class HeaderTimeoutH11Protocol(H11Protocol):
     timeout = 10.0
     _header_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self._arm()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -30,7 +30,9 @@ from celltrace.shared.schemas import LongformResult
 if TYPE_CHECKING:
     from celltrace.shared.schemas import LongformStep
 
-ERRORS = {code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 409, 413, 422, 429, 502, 504)
+}
 router = APIRouter(prefix="/v1", tags=["longform"], dependencies=[Depends(bearer_scheme)], responses=ERRORS)
 
 

@@ -69,7 +69,7 @@ def ask(
     from celltrace.addin.client import ClientSettings
 
     book = _active_book()
-    settings = ClientSettings(**({"engine": engine} if engine else {}))
+    settings = ClientSettings(engine=engine) if engine else ClientSettings()
     run = macros.ask_long if long else macros.ask
     outcome = run(
         book,

@@ -110,7 +110,9 @@ def write_longform(output: OutputPlan, table: Table, result: LongformResult) -> 
         engine=ENGINE,
         llm_calls=result.usage.llm_calls,
     )
-    return finish(output, actions, [entry]).output
+    written = finish(output, actions, [entry]).output
+    assert written is not None  # write_workbook names the file it wrote
+    return written
 
 
 def _human(result: LongformResult) -> str:

@@ -22,10 +22,11 @@ from celltrace.shared.actions import (
     log_entry,
     parse_target,
 )
+from celltrace.shared.backend import WriteReport
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
-from celltrace.shared.xlsx_write import OutputPlan, WriteReport, prepare_output, write_workbook
+from celltrace.shared.xlsx_write import OutputPlan, prepare_output, write_workbook
 
 _OUTPUT = "Output"
 Bounds = tuple[int, int, int, int]
@@ -158,4 +159,6 @@ def write_answer(output: AskOutput, table: Table, result: AskResult) -> Path:
     colours = Colours()
     colour = colours.guess if is_best_guess(result) else colours.answer  # the legend shows what was painted
     entry = log_entry(result, sheet=table.sheet, range_=address, colour=colour)
-    return finish(output.plan, actions, [entry]).output
+    written = finish(output.plan, actions, [entry]).output
+    assert written is not None  # write_workbook names the file it wrote
+    return written

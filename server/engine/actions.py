@@ -257,7 +257,8 @@ def resolve(graph: CellGraph, retriever: Any, arg: Any, search: bool = False) ->
     if by_text:
         if ref.has_position:
             assert ref.rows is not None and ref.cols is not None
-            by_text.sort(key=lambda n: (_distance(n, ref.rows[0], ref.cols[0]), n.id))
+            row, col = ref.rows[0], ref.cols[0]
+            by_text.sort(key=lambda n: (_distance(n, row, col), n.id))
             best = by_text[0]
             note = "" if at is None or best.id == at.id else f"the cell at that position is {cell(at)}"
             return Resolution(best, f"matched by text; {note}".rstrip("; ") if note else "")

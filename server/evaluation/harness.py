@@ -60,8 +60,8 @@ def _areas(prediction: dict[str, Any]) -> list[tuple[int, int, int, int]]:
 
 def score(record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
     """Per-record scores; keys absent from a record's kind are None."""
-    gold_cells = [tuple(c) for c in record.get("answer_cells") or []]
-    precision, recall = evidence_scores(_areas(prediction), gold_cells)  # type: ignore[arg-type]
+    gold_cells = [(c[0], c[1]) for c in record.get("answer_cells") or []]
+    precision, recall = evidence_scores(_areas(prediction), gold_cells)
     if is_longform(record):
         return {"evidence_precision": precision, "evidence_recall": recall}
     answered = prediction.get("status") == "answered"
@@ -78,7 +78,7 @@ def score(record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
 
 
 def _failed_prediction(question: str, engine: str, error: str) -> dict[str, Any]:
-    kind = "llm" if engine == "llm" else "offline"
+    kind: Literal["llm", "offline"] = "llm" if engine == "llm" else "offline"
     return AskResult(question=question, status="failed", error=error, engine=kind).model_dump()
 
 

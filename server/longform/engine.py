@@ -122,8 +122,8 @@ def _answer(run: _Run, ctx: TableContext, llm: LLMClient, plan: list[str], start
             )
         if iteration == settings.longform_max_iterations:
             break
-        items = [(i.question, i.answer, i.error) for i in run.items()]
-        check = check_plan(llm, meter, run.question, ctx.schema, items)
+        answered = [(i.question, i.answer, i.error) for i in run.items()]
+        check = check_plan(llm, meter, run.question, ctx.schema, answered)
         revised = check.plan if not check.finalized else run.plan
         final = check.finalized or [normalise_question(q) for q in revised] == [
             normalise_question(q) for q in run.plan

@@ -92,7 +92,7 @@ class Number(float):
     def __abs__(self) -> Number:
         return Number(abs(float(self)), (self,))
 
-    def __round__(self, ndigits: int | None = None) -> Any:  # round(x) is an int, as for floats
+    def __round__(self, ndigits: int | None = None) -> Any:  # type: ignore[override]  # round(x) is an int
         if ndigits is None:
             return round(float(self))
         return Number(round(float(self), ndigits), (self,))
@@ -116,7 +116,7 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
         setattr(Number, _form, _arith(_form))
 
 
-class Record(dict):  # type: ignore[type-arg]
+class Record(dict[str, Any]):
     """One data row: column label → `Cell` (merged cells filled in). Lookup is forgiving: exact
     label, then case/space-insensitive, then the last header level, then a unique substring;
     an int is a grid column index. Attributes: `row` (grid row), `label` (row header path), `cells`."""
@@ -127,17 +127,17 @@ class Record(dict):  # type: ignore[type-arg]
 
     def __getitem__(self, key: Any) -> Cell:
         if dict.__contains__(self, key):
-            return dict.__getitem__(self, key)  # type: ignore[no-any-return]
+            return dict.__getitem__(self, key)
         keys = list(self.keys())
         if isinstance(key, int) and not isinstance(key, bool):
             cells = list(self.values())
             if -len(cells) <= key < len(cells):
-                return cells[key]  # type: ignore[no-any-return]
+                return cells[key]
             raise KeyError(f"column index {key} outside 0..{len(cells) - 1}")
         i = _match_label(str(key), keys)
         if i is None:
             raise KeyError(f"no column matches {key!r}; columns: {keys}")
-        return dict.__getitem__(self, keys[i])  # type: ignore[no-any-return]
+        return dict.__getitem__(self, keys[i])
 
     def get(self, key: Any, default: Any = None) -> Any:
         try:
@@ -171,7 +171,7 @@ class TableView:
         self.values: list[list[Any]] = payload["values"]
         self.n_rows = len(self.grid)
         self.n_cols = len(self.grid[0]) if self.grid else 0
-        self.merges: list[tuple[int, int, int, int]] = [tuple(m) for m in payload["merges"]]  # type: ignore[misc]
+        self.merges: list[tuple[int, int, int, int]] = [(m[0], m[1], m[2], m[3]) for m in payload["merges"]]
         self.header_rows: int = payload["header_rows"]
         self.header_cols: int = payload["header_cols"]
         self.section_rows: list[int] = payload["section_rows"]
