@@ -14,9 +14,9 @@ import httpx
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from celltrace.shared.api_models import AskResponse, Engine, ErrorBody, HealthResponse, LongformResponse
+from celltrace.shared.api_models import AskResponse, ErrorBody, HealthResponse, LongformResponse
 from celltrace.shared.errors import UserError
-from celltrace.shared.schemas import TablePayload
+from celltrace.shared.schemas import Engine, TablePayload
 
 START_COMMAND = "celltrace serve"
 CONNECT_TIMEOUT = 3.0

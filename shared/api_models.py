@@ -13,10 +13,9 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_
 
 from celltrace.shared.a1 import AddressError, parse_range
 from celltrace.shared.actions import Action, parse_target
-from celltrace.shared.schemas import AskResult, LongformResult, Step, TablePayload, TraceCell
+from celltrace.shared.schemas import AskResult, Engine, LongformResult, Step, TablePayload, TraceCell
 from celltrace.shared.table import TableError, normalise_merges
 
-Engine = Literal["auto", "llm", "offline"]
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 

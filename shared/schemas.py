@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from celltrace.shared.table import Origin, Table
 
 Status = Literal["answered", "abstained", "failed"]
+EngineName = Literal["llm", "offline"]
+"""The engine that answered."""
+Engine = Literal["auto", "llm", "offline"]
+"""The engine asked for: `auto` tries offline first and calls the model only when that is not confident."""
 Role = Literal["answer", "header"]
 
 
@@ -153,7 +157,7 @@ class AskResult(BaseModel):
     question: str = Field(description="The question as answered.", examples=["What was revenue in 2016?"])
     status: Status = Field(description="answered, abstained (not sure) or failed (see `error`).")
     error: str | None = Field(default=None, description="Why it failed or abstained.")
-    engine: Literal["llm", "offline"] = Field(description="The engine that answered.")
+    engine: EngineName = Field(description="The engine that answered.")
     answer: list[str] = Field(
         default_factory=list,
         description="The answer as the user reads it (source number format); an abstained result keeps "

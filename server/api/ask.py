@@ -26,8 +26,8 @@ from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
 from celltrace.server.picture import trace_svg
 from celltrace.shared.a1 import split_sheet_ref
 from celltrace.shared.actions import actions_for_answer
-from celltrace.shared.api_models import AskRequest, AskResponse, Engine, ErrorBody
-from celltrace.shared.schemas import Step
+from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody
+from celltrace.shared.schemas import Engine, Step
 
 if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState

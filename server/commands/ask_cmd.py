@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
@@ -28,11 +28,11 @@ from celltrace.server.commands.output import (
 from celltrace.server.commands.render import echo, echo_json, spinner, step_lines
 from celltrace.shared.a1 import sheet_address
 from celltrace.shared.actions import BEST_GUESS, is_best_guess, with_unit
-from celltrace.shared.schemas import AskResult
+from celltrace.shared.schemas import AskResult, Engine
 from celltrace.shared.table import Table
 
 EngineOpt = Annotated[
-    Literal["auto", "llm", "offline"],
+    Engine,
     typer.Option(
         "--engine",
         help="llm: GraphOTTER with the configured model; offline: no LLM; "

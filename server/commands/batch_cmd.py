@@ -55,10 +55,9 @@ from celltrace.shared.actions import (
 )
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import MAX_QUESTION_CHARS, clean_question
-from celltrace.shared.schemas import AskResult
+from celltrace.shared.schemas import AskResult, Engine
 from celltrace.shared.table import Table
 
-Engine = Literal["auto", "llm", "offline"]
 Highlight = Literal["none", "last", "all"]
 
 

@@ -9,10 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from celltrace.server.commands.render import print_table
-from celltrace.server.evaluation.harness import Engine, evaluate
+from celltrace.server.evaluation.harness import evaluate
 from celltrace.server.llm import UsageMeter
 from celltrace.server.settings import Settings
 from celltrace.shared.errors import UserError
+from celltrace.shared.schemas import Engine
 
 DEFAULT_JUDGE_CACHE = Path(".celltrace-cache") / "judge.jsonl"
 

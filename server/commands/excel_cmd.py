@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from celltrace.shared.api_models import Engine
 from celltrace.shared.errors import UserError
+from celltrace.shared.schemas import Engine
 
 app = typer.Typer(
     name="excel",

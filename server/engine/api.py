@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal
 
 from celltrace.server.engine.context import table_context
 from celltrace.server.engine.evidence import cell_of, evidence_cells
@@ -27,11 +26,10 @@ from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.engine.terms import in_user_terms
 from celltrace.server.settings import Settings
-from celltrace.shared.schemas import AskResult, Step, TraceCell
+from celltrace.shared.schemas import AskResult, Engine, EngineName, Step, TraceCell
 from celltrace.shared.table import Table
 
 log = logging.getLogger(__name__)
-Engine = Literal["auto", "llm", "offline"]
 OnStep = Callable[[Step, ReasoningState], None]
 
 
@@ -45,7 +43,7 @@ def answer_question(
     """Answer `question` about `table`; evidence and trace cells carry sheet addresses."""
     started = time.monotonic()
     settings = settings or Settings()
-    chosen: Literal["llm", "offline"] = "offline" if engine == "offline" else "llm"
+    chosen: EngineName = "offline" if engine == "offline" else "llm"
     if engine == "auto" and not settings.llm_configured:
         chosen = "offline"
     state: ReasoningState | None = None
@@ -123,7 +121,7 @@ def _offline_policy(settings: Settings) -> Policy:
 
 def _result(
     question: str,
-    engine: Literal["llm", "offline"],
+    engine: EngineName,
     state: ReasoningState,
     final: FinalAnswer,
     started: float,

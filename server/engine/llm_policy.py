@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field, RootModel, field_validator, model_validator
 
@@ -44,7 +44,7 @@ from celltrace.server.prompting import (
     truncate,
 )
 from celltrace.server.tokens import estimate_tokens
-from celltrace.shared.schemas import StepAction
+from celltrace.shared.schemas import EngineName, StepAction
 
 log = logging.getLogger(__name__)
 _THOUGHT_PREFIX = re.compile(r"^\s*\**\s*thought(?:\s+step)?\s*\d*\s*\**\s*:\s*", re.IGNORECASE)
@@ -222,7 +222,7 @@ def _parse_call(text: str) -> dict[str, Any]:
 class LLMPolicy:
     """GraphOTTER with an OpenAI-compatible model; one instance per question."""
 
-    engine: Literal["llm", "offline"] = "llm"
+    engine: EngineName = "llm"
 
     def __init__(self, client: LLMClient) -> None:
         self.client = client

@@ -17,7 +17,7 @@ and the reason in `error`. No LLM is ever called (`usage.llm_calls` stays 0).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
@@ -26,7 +26,7 @@ from celltrace.server.offline.solver import solve
 from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.schemas import StepAction
+from celltrace.shared.schemas import EngineName, StepAction
 
 
 def node_arg(node: Node) -> list[Any]:
@@ -37,7 +37,7 @@ def node_arg(node: Node) -> list[Any]:
 class OfflinePolicy:
     """A `Policy` that answers without an LLM (see the module docstring)."""
 
-    engine: Literal["llm", "offline"] = "offline"
+    engine: EngineName = "offline"
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from celltrace.shared.schemas import StepAction
+from celltrace.shared.schemas import EngineName, StepAction
 
 if TYPE_CHECKING:
     from celltrace.server.engine.state import ReasoningState
@@ -39,7 +39,7 @@ class FinalAnswer(BaseModel):
 class Policy(Protocol):
     """Drives the loop: `start` picks the initial trace, `step` decides, `answer` concludes."""
 
-    engine: Literal["llm", "offline"]
+    engine: EngineName
 
     def start(self, state: ReasoningState) -> list[int]:
         """Initial trace node ids (ordered, at most `settings.trace_init_k`)."""

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tqdm import tqdm
 
@@ -36,11 +36,10 @@ from celltrace.server.evaluation.metrics import (
 from celltrace.server.settings import Settings
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
-from celltrace.shared.schemas import AskResult
+from celltrace.shared.schemas import AskResult, Engine, EngineName
 from celltrace.shared.table import Table
 from celltrace.shared.xlsx_read import read_table
 
-Engine = Literal["auto", "llm", "offline"]
 XLSX_KEY = "_xlsx"
 """Record key (added by `write_workbooks`, never in data files) naming a record's layout workbook."""
 
@@ -78,7 +77,7 @@ def score(record: dict[str, Any], prediction: dict[str, Any]) -> dict[str, Any]:
 
 
 def _failed_prediction(question: str, engine: str, error: str) -> dict[str, Any]:
-    kind: Literal["llm", "offline"] = "llm" if engine == "llm" else "offline"
+    kind: EngineName = "llm" if engine == "llm" else "offline"
     return AskResult(question=question, status="failed", error=error, engine=kind).model_dump()
 
 
