@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
+from celltrace.server.engine.context import headers_of
 from celltrace.shared.a1 import col_letter
 from celltrace.shared.actions import Colours, answer_text
-from celltrace.shared.graph import CellGraph, Node
-from celltrace.shared.headers import HeaderModel, infer_headers
+from celltrace.shared.graph import CellGraph, Node, graph_of
+from celltrace.shared.headers import HeaderModel
 from celltrace.shared.safe_text import clean_text
 from celltrace.shared.schemas import AskResult, Role, TraceCell
 from celltrace.shared.table import Table
@@ -167,8 +168,8 @@ class _Canvas:
 def trace_svg(table: Table, result: AskResult, colours: Colours | None = None) -> str:
     """The trace picture of `result` over `table` as a standalone SVG document."""
     colours = colours or Colours()
-    graph = CellGraph(table)
-    headers = infer_headers(graph)
+    graph = graph_of(table)
+    headers = headers_of(graph)
     pairs = _shared_pairs(graph, headers, result)
     marked: list[TraceCell | Node] = [*result.trace, *result.evidence]
     marked += [n for a, b, shared in pairs for n in (a, b, *shared)]

@@ -51,6 +51,8 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _NUMBER_TEXT = re.compile(r"^\s*[-−–]?\s*[$€£¥]?\s*\(?\s*[-−–]?\d[\d,]*(?:\.\d+)?\s*\)?\s*%?\s*$")
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_LOCK = threading.Lock()
 
@@ -71,6 +73,8 @@ def canonical_number(token: str) -> str | None:
     token is not a number (so list-like `1,2` never collapses to `12`).
     """
     t = token.strip()
+    if t.isdecimal():  # the common case: plain digits
+        return t.lstrip("0") or "0"
     if not t or not t[0].isdigit():
         return None
     if "," in t:
@@ -79,7 +83,7 @@ def canonical_number(token: str) -> str | None:
         if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 and g.isdigit() for g in groups[1:])):
             return None
         t = "".join(groups) + ("." + tail if tail else "")
-    if not re.fullmatch(r"\d+(?:\.\d+)?", t):
+    if not _PLAIN_NUMBER.fullmatch(t):
         return None
     if "." in t:
         t = t.rstrip("0").rstrip(".")
@@ -100,8 +104,13 @@ def stem(word: str) -> str:
 
 def tokens(text: str, drop_stopwords: bool = True) -> list[str]:
     """Matching tokens: lower-cased words stemmed with Snowball, numbers canonicalised."""
+    return _tokens_of(normalise_text(text), drop_stopwords)
+
+
+def _tokens_of(norm: str, drop_stopwords: bool = True) -> list[str]:
+    """`tokens` of text already passed through `normalise_text`."""
     out: list[str] = []
-    for raw in _TOKEN.findall(normalise_text(text)):
+    for raw in _TOKEN.findall(norm):
         if raw[0].isdigit():
             num = canonical_number(raw)
             if num is not None:
@@ -125,18 +134,25 @@ class Retriever:
         self.dense = dense
         self._embedder = embedder
         self.nodes = [n for n in graph.nodes if not n.empty]
-        self.norm: dict[int, str] = {n.id: normalise_text(n.text) for n in self.nodes}
-        self.toks: dict[int, list[str]] = {n.id: tokens(n.text) for n in self.nodes}
-        self.number: dict[int, str | None] = {
-            n.id: _cell_number(n.text) if is_numeric_text(n.text) else None for n in self.nodes
-        }
+        self.norm: dict[int, str] = {}
+        self.toks: dict[int, list[str]] = {}
+        self.number: dict[int, str | None] = {}
         self._by_token: dict[str, list[int]] = {}
-        for n in self.nodes:
-            for t in set(self.toks[n.id]):
-                self._by_token.setdefault(t, []).append(n.id)
         self._by_norm: dict[str, list[int]] = {}
-        for n in self.nodes:
-            self._by_norm.setdefault(self.norm[n.id], []).append(n.id)
+        seen: dict[str, tuple[str, list[str], str | None, set[str]]] = {}
+        for n in self.nodes:  # one normalisation per distinct cell text feeds every index
+            nid = n.id
+            known = seen.get(n.text)
+            if known is None:
+                norm = normalise_text(n.text)
+                toks = _tokens_of(norm)
+                number = _number_of(norm) if is_numeric_text(n.text) else None
+                known = seen[n.text] = (norm, toks, number, set(toks))
+            norm, self.toks[nid], self.number[nid], distinct = known
+            self.norm[nid] = norm
+            for t in distinct:
+                self._by_token.setdefault(t, []).append(nid)
+            self._by_norm.setdefault(norm, []).append(nid)
         self._dense_ids: list[int] | None = None
         self._dense_matrix: np.ndarray | None = None
         self._dense_lock = threading.Lock()
@@ -242,9 +258,13 @@ class Retriever:
 
 def _cell_number(text: str) -> str | None:
     """Canonical magnitude of a displayed number, signed: `(7.8)` → `-7.8`, `$1,234` → `1234`."""
-    t = normalise_text(text)
+    return _number_of(normalise_text(text))
+
+
+def _number_of(t: str) -> str | None:
+    """`_cell_number` of text already passed through `normalise_text`."""
     neg = "(" in t or t.lstrip("$€£¥ ").startswith(("-", "−", "–"))
-    digits = re.search(r"\d[\d,]*(?:\.\d+)?", t)
+    digits = _DIGITS.search(t)
     if digits is None:
         return None
     num = canonical_number(digits.group())

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
 from celltrace.shared.headers import is_number_text
 from celltrace.shared.table import Origin, Table
 
@@ -54,7 +54,7 @@ class Block:
 
 def detect_blocks(table: Table) -> list[Block]:
     """The table blocks of a used range, top to bottom (one block when nothing needs cutting)."""
-    graph = CellGraph(table)
+    graph = graph_of(table)
     kinds = [_row_kind(graph, r) for r in range(table.n_rows)]
     runs = _runs(kinds)
     if not runs:

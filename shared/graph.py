@@ -9,15 +9,21 @@ memory O(cells). Node ids are row-major by anchor (top-left cell), so they are d
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 from array import array
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from celltrace.shared.table import Table
+from celltrace.shared.a1 import col_letter
+from celltrace.shared.table import Origin, Table
 
 Relation = Literal["same_row", "same_column"]
+
+GRAPH_CACHE_CELLS = 1_000_000
+"""Grid cells of the graphs `graph_of` keeps (least recently used dropped first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,8 @@ class Node:
 
 def normalise_text(text: str) -> str:
     """Matching key: NFKC, case-folded, whitespace collapsed. Never used for display."""
+    if text.isascii():  # NFKC leaves ASCII unchanged and casefold is lower (the common case: fast)
+        return " ".join(text.lower().split())
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
@@ -84,26 +92,28 @@ class CellGraph:
         grid = array("l", [-1]) * (n_rows * n_cols)
         merge_at = {(m[0], m[1]): m for m in table.merges}
         values = table.values or []
+        top, left = table.origin.top_left if table.origin else (1, 1)
+        letters = [col_letter(left + c) for c in range(n_cols)]
         nodes: list[Node] = []
+        append = nodes.append
         for r in range(n_rows):
             base = r * n_cols
+            row_number = str(top + r)
             text_row, value_row = table.text[r], values[r]
             for c in range(n_cols):
                 if grid[base + c] != -1:
                     continue
-                r1, c1 = r, c
-                m = merge_at.get((r, c))
-                if m is not None:
-                    r1, c1 = m[2], m[3]
                 nid = len(nodes)
-                address = table.address(r, c, r1, c1)
-                nodes.append(Node(nid, r, c, r1, c1, text_row[c], value_row[c], address))
+                m = merge_at.get((r, c)) if merge_at else None
                 if m is None:
+                    append(Node(nid, r, c, r, c, text_row[c], value_row[c], letters[c] + row_number))
                     grid[base + c] = nid
-                else:
-                    for rr in range(r, r1 + 1):
-                        for cc in range(c, c1 + 1):
-                            grid[rr * n_cols + cc] = nid
+                    continue
+                r1, c1 = m[2], m[3]
+                append(Node(nid, r, c, r1, c1, text_row[c], value_row[c], table.address(r, c, r1, c1)))
+                for rr in range(r, r1 + 1):
+                    for cc in range(c, c1 + 1):
+                        grid[rr * n_cols + cc] = nid
         self.nodes = nodes
         self._grid = grid
         self._text_index: dict[str, list[int]] | None = None
@@ -235,3 +245,34 @@ class CellGraph:
 
     def area_address(self, node: Node) -> str:
         return self.table.address(node.r0, node.c0, node.r1, node.c1)
+
+
+_graph_lock = threading.Lock()
+_graphs: OrderedDict[tuple[str, Origin | None], CellGraph] = OrderedDict()
+
+
+def graph_of(table: Table) -> CellGraph:
+    """The cell graph of `table`, built once per table content and origin (the origin decides sheet
+    addresses) and shared: table detection, the engine and the graph output of one request reuse it.
+
+    Bounded LRU of at most `GRAPH_CACHE_CELLS` grid cells (a larger table is built, not kept).
+    Graphs are read-only, so threads may share them.
+    """
+    key = (table.content_hash(), table.origin)
+    with _graph_lock:
+        graph = _graphs.get(key)
+        if graph is not None:
+            _graphs.move_to_end(key)
+            return graph
+    graph = CellGraph(table)
+    cells = table.n_rows * table.n_cols
+    if cells > GRAPH_CACHE_CELLS:
+        return graph
+    with _graph_lock:
+        graph = _graphs.setdefault(key, graph)
+        _graphs.move_to_end(key)
+        total = sum(g.n_rows * g.n_cols for g in _graphs.values())
+        while total > GRAPH_CACHE_CELLS:
+            _, dropped = _graphs.popitem(last=False)
+            total -= dropped.n_rows * dropped.n_cols
+    return graph

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from celltrace.shared.graph import CellGraph
+from celltrace.shared.graph import graph_of
 from celltrace.shared.schemas import GraphResult
 from celltrace.shared.table import Table
 
@@ -13,7 +13,7 @@ def graph_result(table: Table, max_edges: int) -> GraphResult:
     The edge count is computed without enumerating pairs; above the limit `edges` is None and a
     warning says how many there are.
     """
-    graph = CellGraph(table)
+    graph = graph_of(table)
     warnings = list(table.warnings)
     n_edges = graph.edge_count()
     edges: list[dict[str, object]] | None = None

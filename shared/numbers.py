@@ -30,6 +30,7 @@ _BODY_RE = re.compile(
 )
 _PARENS_RE = re.compile(rf"(?P<c>{_CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?")
 _FOOTNOTE_RE = re.compile(r"\s*[*†‡]+$")
+_EXPONENT_RE = re.compile("[eE]")
 
 
 @dataclass(frozen=True)
@@ -73,13 +74,16 @@ def parse_number_info(text: str | float | None) -> NumberInfo | None:
     if not isinstance(text, str):
         return None
     s = text.strip()
-    for ch in _SPACES:
-        s = s.replace(ch, " ")
+    plain = s.isascii()  # no unicode spaces or minus signs to map
+    if not plain:
+        for ch in _SPACES:
+            s = s.replace(ch, " ")
     s = _FOOTNOTE_RE.sub("", s.strip()).strip()
     if not s or s == "-" or s in _MINUSES:
         return None
-    for ch in _MINUSES:
-        s = s.replace(ch, "-")
+    if not plain:
+        for ch in _MINUSES:
+            s = s.replace(ch, "-")
     negative = False
     outer_currency = None
     outer_pct = False
@@ -96,7 +100,7 @@ def parse_number_info(text: str | float | None) -> NumberInfo | None:
     value = float(num)
     if negative or signs == ["-"]:
         value = -value
-    mantissa = re.split("[eE]", num)[0]
+    mantissa = _EXPONENT_RE.split(num)[0]
     decimals = len(mantissa.partition(".")[2])
     return NumberInfo(value, outer_pct or bool(m["pct"]), currencies[0] if currencies else None, decimals)
 

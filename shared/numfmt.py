@@ -87,6 +87,9 @@ def is_date_format(number_format: str | None) -> bool:
 
 
 def _format(value: object, code: str | None) -> str:
+    general = _is_general(code)
+    if general and type(value) is int and -_GENERAL_INT < value < _GENERAL_INT:
+        return str(value)  # what General shows for an integer of up to 11 digits (the common cell)
     sections = _parse(code) if code and code.strip() else ()
     if isinstance(value, datetime | date | time | timedelta):
         section = _pick_section(sections, 1.0) if sections else None
@@ -99,7 +102,7 @@ def _format(value: object, code: str | None) -> str:
     num = _to_decimal(value)
     if not num.is_finite():
         return str(value)
-    if not sections:
+    if general:
         return _general(num)
     section = _pick_section(sections, float(num))
     if section is None:
@@ -113,6 +116,19 @@ def _format(value: object, code: str | None) -> str:
     if num < 0 and not sign_in_format and any(t.kind in ("dig", "general", "text") for t in section.tokens):
         return "-" + text
     return text
+
+
+_GENERAL_INT = 10**11
+"""Integers below this magnitude show all their digits in the General format."""
+
+
+@lru_cache(maxsize=512)
+def _is_general(code: str | None) -> bool:
+    """The format is empty or plain `General` (one section, one token, no condition)."""
+    sections = _parse(code) if code and code.strip() else ()
+    if len(sections) > 1:
+        return False
+    return not sections or (sections[0].cond is None and [t.kind for t in sections[0].tokens] == ["general"])
 
 
 def _fallback(value: object) -> str:

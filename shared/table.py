@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -26,9 +27,9 @@ class Origin:
     address: str
     workbook: str | None = None
 
-    @property
+    @functools.cached_property
     def top_left(self) -> tuple[int, int]:
-        """1-based (row, col) of the range's top-left cell."""
+        """1-based (row, col) of the range's top-left cell (parsed once)."""
         r0, c0, _, _ = parse_range(self.address)
         return r0, c0
 

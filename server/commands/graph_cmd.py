@@ -14,7 +14,7 @@ from celltrace.server.commands.common import (
     WorkbookArg,
     load_table,
 )
-from celltrace.shared.graph import CellGraph, render_node
+from celltrace.shared.graph import graph_of, render_node
 from celltrace.shared.graph_json import graph_result
 from celltrace.shared.table import Table
 
@@ -43,7 +43,7 @@ def graph(
 
 def summary(table: Table) -> str:
     """Readable overview: size, nodes, merged areas, edge counts, warnings and a few nodes."""
-    graph = CellGraph(table)
+    graph = graph_of(table)
     o = table.origin
     where = f"{o.workbook} · {o.sheet}!{o.address}" if o else "table"
     merged = [n for n in graph.nodes if n.merged]

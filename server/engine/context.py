@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from celltrace.server.retrieval import Retriever
-from celltrace.shared.graph import CellGraph
+from celltrace.shared.graph import CellGraph, graph_of
 from celltrace.shared.headers import HeaderModel, infer_headers
 from celltrace.shared.table import Origin, Table
 
@@ -41,7 +41,7 @@ def table_context(table: Table, dense: bool) -> TableContext:
         if ctx is not None:
             _contexts.move_to_end(key)
             return ctx
-    graph = CellGraph(table)
+    graph = graph_of(table)
     ctx = TableContext(graph, Retriever(graph, dense=dense))
     with _lock:
         ctx = _contexts.setdefault(key, ctx)
