@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Annotated
 
@@ -36,29 +37,41 @@ def _root(
     """Ask questions about complex Excel tables; answers come back with their evidence cells."""
 
 
-def _register() -> None:
-    from celltrace.server.commands import ask_cmd, batch_cmd, clear_cmd, eval_cmd, graph_cmd
+COMMANDS: dict[str, tuple[str, str]] = {
+    "graph": ("graph_cmd", "graph"),
+    "ask": ("ask_cmd", "ask"),
+    "eval": ("eval_cmd", "eval_"),
+    "batch": ("batch_cmd", "batch"),
+    "clear": ("clear_cmd", "clear"),
+    "serve": ("serve_cmd", "serve"),
+    "doctor": ("doctor_cmd", "doctor"),
+    "longform": ("longform_cmd", "longform"),
+    "excel": ("excel_cmd", "app"),
+}
+"""Sub-command → (module under `celltrace.server.commands`, its function or, for `excel`, Typer app),
+in help order."""
+_registered: set[str] = set()
 
-    app.command("graph")(graph_cmd.graph)
-    app.command("ask")(ask_cmd.ask)
-    app.command("eval")(eval_cmd.eval_)
-    app.command("batch")(batch_cmd.batch)
-    app.command("clear")(clear_cmd.clear)
-    from celltrace.server.commands import doctor_cmd, serve_cmd
 
-    app.command("serve")(serve_cmd.serve)
-    app.command("doctor")(doctor_cmd.doctor)
-    from celltrace.server.commands import longform_cmd
-
-    app.command("longform")(longform_cmd.longform)
-    from celltrace.server.commands import excel_cmd
-
-    app.add_typer(excel_cmd.app, name="excel")
+def _register(only: str | None = None) -> None:
+    """Add the sub-commands to `app`; with `only` naming one, just that one, so a single command
+    imports only its own module (`celltrace ask --help` does not load the server or the LLM client)."""
+    names = [only] if only in COMMANDS else list(COMMANDS)
+    for name in names:
+        if name in _registered:
+            continue
+        module_name, attr = COMMANDS[name]
+        target = getattr(importlib.import_module(f"celltrace.server.commands.{module_name}"), attr)
+        if isinstance(target, typer.Typer):
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+        _registered.add(name)
 
 
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr and exit code 2."""
-    _register()
+    _register(next((arg for arg in sys.argv[1:2] if arg in COMMANDS), None))
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of exiting
     except UserError as exc:

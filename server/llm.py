@@ -16,11 +16,8 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
-import openai
-from openai import OpenAI
 from pydantic import BaseModel
 
 from celltrace.server import cancel
@@ -38,6 +35,9 @@ from celltrace.server.prompting import prompt_hash, render
 from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.schemas import StageUsage, Usage
+
+if TYPE_CHECKING:  # the SDK is imported on the first call: the offline engine never loads it
+    from openai import OpenAI
 
 __all__ = ["LLMClient", "LLMError", "UsageMeter", "shared_client", "strip_reasoning"]
 
@@ -96,6 +96,9 @@ _modes: dict[tuple[str | None, str], str] = {}
 
 def shared_client(settings: Settings) -> OpenAI:
     """The process-wide `OpenAI` client of the settings' endpoint (SDK retries off)."""
+    import httpx
+    from openai import OpenAI
+
     key = (settings.base_url, settings.api_key, settings.connect_timeout)
     with _lock:
         client = _clients.get(key)
@@ -228,6 +231,9 @@ class LLMClient:
         schema: dict[str, Any] | None,
     ) -> Any:
         """One HTTP request; transport failures become typed errors."""
+        import httpx
+        import openai
+
         s = self.settings
         extra: dict[str, Any] = {"seed": s.seed} if s.seed is not None else {}
         if mode == "json_schema" and schema is not None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
+
+if TYPE_CHECKING:  # imported where a request is made: the offline engine never loads it
+    import httpx
 
 log = logging.getLogger(__name__)
 DEFAULT_CONTEXT = 16384
@@ -63,6 +64,8 @@ def count_tokens(settings: Settings, text: str) -> int:
     """Tokens of `text` by the server's tokenizer when it offers one, else the pessimistic estimate."""
     url = endpoint_info(settings).tokenize_url
     if url is not None:
+        import httpx
+
         try:
             reply = httpx.post(url, json={"content": text}, timeout=settings.connect_timeout * 2)
             tokens = reply.json().get("tokens") if reply.status_code == 200 else None
@@ -77,6 +80,8 @@ def probe(settings: Settings) -> EndpointInfo:
     """Ask the endpoint about itself (nothing is asked of the default OpenAI endpoint)."""
     if not settings.base_url:
         return EndpointInfo(detail="OpenAI default endpoint (not probed)")
+    import httpx
+
     base = settings.base_url.rstrip("/")
     headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
     timeout = httpx.Timeout(settings.connect_timeout * 2, connect=settings.connect_timeout)

@@ -139,20 +139,30 @@ class Retriever:
         self.number: dict[int, str | None] = {}
         self._by_token: dict[str, list[int]] = {}
         self._by_norm: dict[str, list[int]] = {}
+        norms, toks_of, numbers = self.norm, self.toks, self.number
+        by_token, by_norm = self._by_token, self._by_norm
         seen: dict[str, tuple[str, list[str], str | None, set[str]]] = {}
         for n in self.nodes:  # one normalisation per distinct cell text feeds every index
-            nid = n.id
             known = seen.get(n.text)
             if known is None:
                 norm = normalise_text(n.text)
                 toks = _tokens_of(norm)
                 number = _number_of(norm) if is_numeric_text(n.text) else None
                 known = seen[n.text] = (norm, toks, number, set(toks))
-            norm, self.toks[nid], self.number[nid], distinct = known
-            self.norm[nid] = norm
+            nid = n.id
+            norm, toks_of[nid], numbers[nid], distinct = known
+            norms[nid] = norm
             for t in distinct:
-                self._by_token.setdefault(t, []).append(nid)
-            self._by_norm.setdefault(norm, []).append(nid)
+                ids = by_token.get(t)
+                if ids is None:
+                    by_token[t] = [nid]
+                else:
+                    ids.append(nid)
+            ids = by_norm.get(norm)
+            if ids is None:
+                by_norm[norm] = [nid]
+            else:
+                ids.append(nid)
         self._dense_ids: list[int] | None = None
         self._dense_matrix: np.ndarray | None = None
         self._dense_lock = threading.Lock()

@@ -89,14 +89,9 @@ def detect_blocks(table: Table) -> list[Block]:
 def _row_kind(graph: CellGraph, r: int) -> str:
     """`blank`, `line` (one single-row label in the first column), `figures` (a number beside a
     label) or `labels` (several labels, no figures)."""
-    nodes: dict[int, Node] = {}
-    for c in range(graph.n_cols):
-        n = graph.node_at(r, c)
-        if not n.empty:
-            nodes[n.id] = n
-    if not nodes:
+    cells = [n for n in graph.row_nodes(r) if not n.empty]
+    if not cells:
         return "blank"
-    cells = list(nodes.values())
     if len(cells) == 1 and cells[0].c0 == 0 and cells[0].r0 == cells[0].r1 == r:
         return "line"
     numbers = [n for n in cells if n.c0 > 0 and (_is_number(n))]
@@ -132,13 +127,8 @@ def _block(
     r0 = group[0][0]
     grid_end = max(r for s, e in group for r in range(s, e + 1) if kinds[r] != "line")
     notes = list(range(grid_end + 1, group[-1][1] + 1)) + after  # lines right under the grid, then runs
-    cols = [
-        c
-        for r in range(r0, grid_end + 1)
-        for c in range(graph.n_cols)
-        if not graph.node_at(r, c).empty
-    ]
-    c0, c1 = min(cols), max(cols)
+    filled = [n for r in range(r0, grid_end + 1) for n in graph.row_nodes(r) if not n.empty]
+    c0, c1 = min(n.c0 for n in filled), max(n.c1 for n in filled)
     for r in range(r0, grid_end + 1):  # merged areas reaching past the grid's own columns
         for c in (c0, c1):
             n = graph.node_at(r, c)

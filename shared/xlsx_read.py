@@ -281,6 +281,9 @@ def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
             if v is None:
                 t_row.append("")
                 v_row.append(None)
+            elif type(v) is str:  # shown as stored, whatever the format
+                t_row.append(v)
+                v_row.append(v)
             else:
                 t_row.append(format_value(v, cell.number_format))
                 v_row.append(json_value(v))

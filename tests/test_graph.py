@@ -10,9 +10,10 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from celltrace.shared.graph import CellGraph, Node, render_node
+from celltrace.shared.a1 import range_ref
+from celltrace.shared.graph import CellGraph, Node, graph_of, render_node
 from celltrace.shared.graph_json import graph_result
-from celltrace.shared.table import Table
+from celltrace.shared.table import Origin, Table
 
 
 @st.composite
@@ -157,3 +158,22 @@ def test_render_node_truncates() -> None:
     node = Node(0, 0, 1, 1, 3, "Year ended December 31", None)
     assert render_node(node) == "(0-1, 1-3, 'Year ended December 31')"
     assert render_node(node, max_chars=5) == "(0-1, 1-3, 'Year…')"
+
+
+@given(tables(), st.integers(1, 30), st.integers(1, 30))
+@settings(max_examples=60, deadline=None)
+def test_node_addresses_follow_the_origin(t: Table, top: int, left: int) -> None:
+    t.origin = Origin(sheet="S", address=range_ref(top, left, top + t.n_rows - 1, left + t.n_cols - 1))
+    for node in CellGraph(t).nodes:
+        assert node.address == t.address(node.r0, node.c0, node.r1, node.c1)
+
+
+def test_graph_of_shares_one_graph_per_content_and_origin() -> None:
+    rows = [["year", "revenue"], ["2016", "700"]]
+    first = graph_of(Table(text=[list(r) for r in rows]))
+    assert graph_of(Table(text=[list(r) for r in rows])) is first
+    moved = Table(text=[list(r) for r in rows], origin=Origin(sheet="S", address="C3:D4"))
+    assert graph_of(moved) is not first
+    assert graph_of(moved).node_at(1, 1).address == "D4"
+    changed = Table(text=[["year", "revenue"], ["2016", "701"]])
+    assert graph_of(changed).node_at(1, 1).text == "701"

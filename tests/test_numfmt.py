@@ -272,3 +272,9 @@ def test_round_trip_general(x: float) -> None:
 @given(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30))
 def test_arbitrary_codes_never_raise(x: float, code: str) -> None:
     assert isinstance(format_value(x, code), str)
+
+
+@given(st.integers(-(10**13), 10**13), st.sampled_from([None, "", "General", "general"]))
+def test_general_integers_match_the_decimal_path(x: int, code: str | None) -> None:
+    """The integer fast path of General shows what the Decimal path shows (11 digits, then E+)."""
+    assert format_value(x, code) == format_value(Decimal(x), code)

@@ -27,7 +27,6 @@ from celltrace.server.commands.output import (
 )
 from celltrace.server.commands.render import echo, echo_json, spinner, step_lines
 from celltrace.shared.a1 import sheet_address
-from celltrace.shared.actions import BEST_GUESS, is_best_guess, with_unit
 from celltrace.shared.schemas import AskResult, Engine
 from celltrace.shared.table import Table
 
@@ -97,6 +96,8 @@ def ask(
 
 def human(result: AskResult, table: Table) -> list[str]:
     """Answer (with unit and confidence) first, then the table it was read from, evidence, steps, cost."""
+    from celltrace.shared.actions import BEST_GUESS, is_best_guess, with_unit
+
     if result.status == "failed":
         lines = [f"Failed: {result.error}"]
     elif is_best_guess(result):

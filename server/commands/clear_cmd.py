@@ -9,7 +9,6 @@ import typer
 
 from celltrace.server.commands.output import InPlaceOpt, finish, prepare, warn
 from celltrace.server.commands.render import echo, echo_json, print_table
-from celltrace.shared.actions import Clear
 
 ClearWorkbookArg = Annotated[
     Path, typer.Argument(help="A workbook celltrace wrote (.xlsx/.xlsm).", show_default=False)
@@ -34,6 +33,8 @@ def clear(
     """Remove every celltrace fill, note and answer value (restoring the originals) and the hidden
     record. A workbook with nothing of celltrace's is left alone: no file is written (exit 0)."""
     plan = prepare(workbook, out, in_place, tag="cleared")
+    from celltrace.shared.actions import Clear
+
     report = finish(plan, [Clear(values=True)], remove_log=drop_log, only_if_marked=True)
     if report.written and not report.restored:
         warn(f"{workbook.name}: no celltrace highlights or notes to restore")

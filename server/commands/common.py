@@ -15,11 +15,8 @@ from typing import Annotated
 import typer
 
 from celltrace.server.commands.render import spinner
-from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
-from celltrace.shared.safe_text import clean_question
 from celltrace.shared.table import Table
-from celltrace.shared.xlsx_read import read_table
 
 _SELECT = "Table selection"
 
@@ -63,6 +60,9 @@ def load_table(
     Without any of them the table block is detected in the sheet's used range (the one `question`
     matches best when the sheet holds several; see `celltrace.shared.detect`).
     """
+    from celltrace.shared.detect import locate
+    from celltrace.shared.xlsx_read import read_table  # here: a command's --help does not load openpyxl
+
     given = [flag for flag, v in (("--range", range_), ("--name", name), ("--table", table)) if v is not None]
     if len(given) > 1:
         raise UserError(f"{' and '.join(given)} cannot be combined; give at most one")
@@ -73,6 +73,8 @@ def load_table(
 
 def question_arg(question: str) -> str:
     """The command-line question cleaned for the engine; a broken one is a user error."""
+    from celltrace.shared.safe_text import clean_question
+
     try:
         return clean_question(question)
     except ValueError as exc:

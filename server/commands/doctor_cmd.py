@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 import typer
 
 from celltrace.server import __version__
-from celltrace.server.api.runtime import available_engines, stage_models
 from celltrace.server.commands.render import echo, echo_json, spinner
 from celltrace.server.commands.serve_cmd import load_server_settings
 from celltrace.server.settings import Settings
@@ -45,6 +44,7 @@ def doctor(
     """Print version, Python, the LLM endpoint (model, context window, structured output: one
     `/v1/models` probe and a 1-token chat), models per stage, embedding model and sandbox isolation;
     exit 1 when the endpoint or the embedding model cannot be used."""
+    from celltrace.server.api.runtime import available_engines, stage_models  # loads the web stack
     from celltrace.server.sandbox import isolation_info
 
     engine = Settings()

@@ -9,9 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from celltrace.server.commands.render import print_table
-from celltrace.server.evaluation.harness import evaluate
-from celltrace.server.llm import UsageMeter
-from celltrace.server.settings import Settings
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import Engine
 
@@ -49,9 +46,13 @@ def eval_(
     ] = False,
 ) -> None:
     """Answer every record from its table only, score it, and print the scores."""
+    from celltrace.server.evaluation.harness import evaluate  # here: --help loads no engine
+
     verdict = None
     if judge:
         from celltrace.server.evaluation.judge import Judge
+        from celltrace.server.llm import UsageMeter
+        from celltrace.server.settings import Settings
 
         settings = Settings()
         if not settings.llm_configured:

@@ -15,7 +15,6 @@ from celltrace.server.commands.common import (
     load_table,
 )
 from celltrace.shared.graph import graph_of, render_node
-from celltrace.shared.graph_json import graph_result
 from celltrace.shared.table import Table
 
 SAMPLE_NODES = 12
@@ -36,6 +35,8 @@ def graph(
     """Print the cell graph of a range: one node per cell or merged area, edges by shared row/column."""
     tbl = load_table(workbook, sheet, range_, name, table)
     if json:
+        from celltrace.shared.graph_json import graph_result  # pydantic models: only for --json
+
         typer.echo(graph_result(tbl, max_edges).model_dump_json())
     else:
         typer.echo(summary(tbl))

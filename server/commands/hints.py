@@ -8,9 +8,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import openpyxl
-
-from celltrace.server.retrieval import tokens
 from celltrace.shared.a1 import quote_sheet
 from celltrace.shared.errors import UserError
 from celltrace.shared.table import Table
@@ -37,6 +34,8 @@ def check_workbook_arg(workbook: Path, question: str, command: str = "ask") -> N
 
 
 def _words(texts: list[str]) -> set[str]:
+    from celltrace.server.retrieval import tokens
+
     return {t for text in texts for t in tokens(text) if not t.isdigit()}
 
 
@@ -47,6 +46,8 @@ def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
     if not wanted:
         return None
     here = len(wanted & _words([t for row in table.text for t in row]))
+    import openpyxl
+
     wb = openpyxl.load_workbook(workbook, read_only=True, data_only=True)
     try:
         best, best_hits = None, here

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,11 +21,12 @@ from celltrace.server.commands.common import (
 from celltrace.server.commands.hints import check_workbook_arg
 from celltrace.server.commands.output import finish, prepare
 from celltrace.server.commands.render import spinner
-from celltrace.shared.actions import LogEntry, evidence_text, plan_actions
 from celltrace.shared.errors import UserError
-from celltrace.shared.schemas import LongformResult
 from celltrace.shared.table import Table
-from celltrace.shared.xlsx_write import OutputPlan
+
+if TYPE_CHECKING:
+    from celltrace.shared.schemas import LongformResult
+    from celltrace.shared.xlsx_write import OutputPlan
 
 ENGINE = "longform"
 
@@ -91,6 +92,8 @@ def _read_json(path: Path) -> object:
 def write_longform(output: OutputPlan, table: Table, result: LongformResult) -> Path:
     """Highlights and a note on the first evidence cell (replacing earlier highlights), and a log row
     with the answer in full."""
+    from celltrace.shared.actions import LogEntry, evidence_text, plan_actions
+
     actions = plan_actions(
         question=result.question,
         answer=result.answer,
@@ -117,6 +120,8 @@ def write_longform(output: OutputPlan, table: Table, result: LongformResult) -> 
 
 def _human(result: LongformResult) -> str:
     """Answer, plan with provenance, unsupported numbers, evidence and cost, for a terminal."""
+    from celltrace.shared.actions import evidence_text
+
     lines = [f"Failed: {result.error}"] if result.status == "failed" else [result.answer]
     if result.plan:
         lines.append(f"Plan ({result.iterations} iteration(s)):")

@@ -7,26 +7,19 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import openpyxl
 import typer
 
 from celltrace.shared.a1 import AddressError, cell_ref, parse_range
-from celltrace.shared.actions import (
-    Action,
-    Colours,
-    LogEntry,
-    actions_for_answer,
-    is_best_guess,
-    log_entry,
-    parse_target,
-)
-from celltrace.shared.backend import WriteReport
 from celltrace.shared.errors import UserError
-from celltrace.shared.schemas import AskResult
 from celltrace.shared.table import Table
-from celltrace.shared.xlsx_write import OutputPlan, prepare_output, write_workbook
+
+if TYPE_CHECKING:  # imported where used: a command's --help loads neither openpyxl nor pydantic models
+    from celltrace.shared.actions import Action, LogEntry
+    from celltrace.shared.backend import WriteReport
+    from celltrace.shared.schemas import AskResult
+    from celltrace.shared.xlsx_write import OutputPlan
 
 _OUTPUT = "Output"
 Bounds = tuple[int, int, int, int]
@@ -67,6 +60,8 @@ def warn(message: str) -> None:
 
 def target(ref: str, default_sheet: str | None, what: str) -> tuple[str, Bounds]:
     """`SHEET!A1:B2` (or an address on `default_sheet`) → (sheet, bounds); UserError if malformed."""
+    from celltrace.shared.actions import parse_target
+
     try:
         sheet, address = parse_target(ref, default_sheet)
         return sheet, parse_range(address)
@@ -76,6 +71,8 @@ def target(ref: str, default_sheet: str | None, what: str) -> tuple[str, Bounds]
 
 def read_values(path: Path, sheet: str, bounds: Bounds) -> list[list[Any]]:
     """Cached values of a range (read-only load, rows clipped to the sheet's used rows)."""
+    import openpyxl
+
     wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     try:
         if sheet not in wb.sheetnames or not hasattr(wb[sheet], "iter_rows"):
@@ -100,6 +97,8 @@ def check_empty(path: Path, sheet: str, bounds: Bounds, what: str) -> None:
 
 def prepare(workbook: Path, out: Path | None, in_place: bool, tag: str = "celltrace") -> OutputPlan:
     """`prepare_output` plus its warnings on stderr."""
+    from celltrace.shared.xlsx_write import prepare_output
+
     plan = prepare_output(workbook, out, in_place=in_place, tag=tag)
     for message in plan.warnings:
         warn(message)
@@ -110,6 +109,8 @@ def finish(
     plan: OutputPlan, actions: Sequence[Action], log: Sequence[LogEntry] = (), **kw: Any
 ) -> WriteReport:
     """Write the workbook (actions, then log rows) and print openpyxl's warnings."""
+    from celltrace.shared.xlsx_write import write_workbook
+
     report = write_workbook(plan, actions, log=log, **kw)
     for message in report.warnings:
         warn(message)
@@ -148,6 +149,8 @@ def prepare_ask_output(
 
 def write_answer(output: AskOutput, table: Table, result: AskResult) -> Path:
     """Highlight the evidence (replacing earlier highlights), note, answer cell and a log row."""
+    from celltrace.shared.actions import Colours, actions_for_answer, is_best_guess, log_entry
+
     actions = actions_for_answer(
         result,
         answer_cell=output.answer_cell,

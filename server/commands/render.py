@@ -11,15 +11,17 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
 from celltrace.shared.a1 import sheet_address
-from celltrace.shared.schemas import Step, StepAction
 from celltrace.shared.table import Table
+
+if TYPE_CHECKING:
+    from celltrace.shared.schemas import Step, StepAction
 
 _RENDERED_NODE = re.compile(
     r"\((\d+)(?:-(\d+))?, (\d+)(?:-(\d+))?, ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)"

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from celltrace.server.engine.context import headers_of
 from celltrace.server.llm import UsageMeter
@@ -16,6 +14,9 @@ from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import Step
 from celltrace.shared.table import Table
+
+if TYPE_CHECKING:  # networkx is imported when a trace starts (cold CLI start without it)
+    import networkx as nx
 
 SHARED_SHOWN = 6
 """Shared neighbours listed per trace relation line (the rest are counted)."""
@@ -31,6 +32,8 @@ class TraceGraph:
     """
 
     def __init__(self, graph: CellGraph) -> None:
+        import networkx as nx
+
         self.graph = graph
         self.g: nx.Graph = nx.Graph()
         self.order: list[int] = []
@@ -60,6 +63,8 @@ class TraceGraph:
 
     def lines(self, limit: int) -> list[str]:
         """The trace rendering: its nodes in visit order, then up to `limit` relation lines."""
+        import networkx as nx
+
         index = nx.get_node_attributes(self.g, "index")
         edges = sorted(
             self.g.edges(data="line"),
