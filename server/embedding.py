@@ -2,7 +2,8 @@
 
 `get_embedder()` returns one process-wide `Embedder` (thread-safe lazy load). Cell-text vectors are
 cached per table (key: `Table.content_hash()` + model id) in an in-memory LRU, optionally mirrored to
-`.npz` files under a cache directory; every distinct text is embedded once.
+`.npz` files under a cache directory; every distinct text is embedded once. Question texts (a query,
+its n-grams) go through `query_vectors`, an LRU of `QUERY_CACHE_SIZE` vectors per process.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 import numpy as np
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+QUERY_CACHE_SIZE = 4096
+"""Question-side vectors kept (LRU; 1.5 KiB each): repeated questions and n-grams are not re-embedded."""
 
 
 class Embedder:
@@ -151,3 +154,29 @@ def get_cache() -> EmbeddingCache:
             if _CACHE is None:
                 _CACHE = EmbeddingCache(cache_dir=os.environ.get("CELLTRACE_EMBED_CACHE_DIR") or None)
     return _CACHE
+
+
+_queries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_queries_lock = threading.Lock()
+
+
+def query_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """`embedder.encode(texts)` with each text's vector remembered (LRU of `QUERY_CACHE_SIZE`, keyed by
+    model id and text); only texts not seen recently are encoded, in one batch."""
+    keys = [(embedder.model_id, t) for t in texts]
+    with _queries_lock:
+        known = {k: _queries[k] for k in keys if k in _queries}
+        for k in known:
+            _queries.move_to_end(k)
+    missing = list(dict.fromkeys(k for k in keys if k not in known))
+    if missing:
+        fresh = embedder.encode([t for _, t in missing])
+        known.update(zip(missing, (v.copy() for v in fresh), strict=True))
+        with _queries_lock:
+            for k in missing:
+                _queries[k] = known[k]
+            while len(_queries) > QUERY_CACHE_SIZE:
+                _queries.popitem(last=False)
+    if not keys:
+        return embedder.encode([])
+    return np.stack([known[k] for k in keys])

@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 import snowballstemmer
 
-from celltrace.server.embedding import Embedder, get_cache, get_embedder
+from celltrace.server.embedding import Embedder, get_cache, get_embedder, query_vectors
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 
 EMBED_THRESHOLD = 0.55
@@ -261,7 +261,7 @@ class Retriever:
         ids, matrix = self._ensure_dense()
         if not ids:
             return {}
-        qv = self.embedder.encode([normalise_text(query)])[0]
+        qv = query_vectors(self.embedder, [normalise_text(query)])[0]
         sims = matrix @ qv
         return {nid: float(s) for nid, s in zip(ids, sims, strict=True)}
 

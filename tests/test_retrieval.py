@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from celltrace.server.embedding import EmbeddingCache, get_embedder
+from celltrace.server.embedding import EmbeddingCache, get_embedder, query_vectors
 from celltrace.server.retrieval import Retriever, canonical_number, tokens
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.table import Table
@@ -146,3 +146,21 @@ def test_node_vectors_embed_only_the_requested_labels() -> None:
     vecs = retriever.node_vectors([label.id])
     assert calls == [["airbus a319 node test"]] and vecs is not None and vecs.shape[0] == 1
     assert retriever.node_vectors([graph.node_at(1, 1).id]) is None  # numbers are never embedded
+
+
+def test_query_vectors_encode_each_recent_text_once() -> None:
+    calls: list[list[str]] = []
+    emb = get_embedder()
+
+    class Counting:
+        model_id = "counting-" + emb.model_id  # its own cache keys
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return emb.encode(texts)
+
+    first = query_vectors(Counting(), ["cargo revenue", "fleet", "cargo revenue"])  # type: ignore[arg-type]
+    again = query_vectors(Counting(), ["fleet", "seats"])  # type: ignore[arg-type]
+    assert calls == [["cargo revenue", "fleet"], ["seats"]]
+    assert first.shape == (3, again.shape[1]) and np.allclose(first[1], again[0])
+    np.testing.assert_allclose(first[0], emb.encode(["cargo revenue"])[0], atol=1e-5)

@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from celltrace.server.embedding import query_vectors
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.lexicon import (
     UNIT_CANON,
@@ -169,7 +170,7 @@ class Grounder:
         vecs = r.node_vectors([n.id for n in cands])
         if vecs is None:
             return {}
-        sims = (vecs @ r.embedder.encode(grams).T).max(axis=1)
+        sims = (vecs @ query_vectors(r.embedder, grams).T).max(axis=1)
         return {n.id: 0.8 * float(s) for n, s in zip(cands, sims, strict=True) if s >= EMBED_MIN}
 
     def _unexplained_grams(self) -> list[str]:
