@@ -17,6 +17,7 @@ with the k-th result are all returned (up to `MAX_TIES` extra) so the caller can
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import threading
@@ -237,6 +238,14 @@ class Retriever:
         texts = [self.norm[nid] for nid in node_ids]
         index, matrix = get_cache().vectors(self.embedder, self.graph.table.content_hash(), texts)
         return matrix[[index[t] for t in texts]]
+
+    def lexical(self) -> Retriever:
+        """This retriever with the embedding tier off: the same lexical indexes, never a model load."""
+        if not self.dense:
+            return self
+        view = copy.copy(self)
+        view.dense = False
+        return view
 
     # ---- dense --------------------------------------------------------------------------------
     @property

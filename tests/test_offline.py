@@ -536,3 +536,24 @@ def test_asked_category_noun_is_not_soft_matched() -> None:
     grounder = Grounder("which gender had the lower share in quebec?", graph, infer_headers(graph), None)
     grams = grounder._unexplained_grams()
     assert "share" in grams and not any("gender" in gram.split() for gram in grams)
+
+
+@pytest.mark.parametrize(("lexical_confidence", "solves"), [(0.9, [False]), (0.5, [False, True])])
+def test_embeddings_only_when_lexical_grounding_is_not_decisive(
+    monkeypatch: pytest.MonkeyPatch, lexical_confidence: float, solves: list[bool]
+) -> None:
+    """The first solve never has the embedding tier; a second, dense one runs only below the
+    abstain threshold (so a decisive question never loads the model)."""
+    table = Table(text=[["", "2016"], ["Cargo", "700"], ["Other", "2,428"]])
+    seen: list[bool] = []
+
+    def fake_solve(question: str, graph: CellGraph, headers: object, retriever: Retriever) -> Plan:
+        seen.append(retriever.dense)
+        cell = graph.node_at(1, 1)
+        return Plan(["700"], [cell.id], [], "lookup", lexical_confidence if len(seen) == 1 else 0.6)
+
+    monkeypatch.setattr("celltrace.server.engine.offline_policy.solve", fake_solve)
+    settings = Settings(dense_retrieval=True, offline_min_confidence=0.84, raise_errors=True)
+    result = answer_question(table, "cargo in 2016?", engine="offline", settings=settings)
+    assert seen == solves
+    assert result.answer == ["700"] and result.confidence == (0.9 if solves == [False] else 0.6)

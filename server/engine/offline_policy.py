@@ -1,7 +1,10 @@
 """The offline policy (no LLM): solve the question from structure, then replay the plan as steps.
 
-`start` runs `solve` once (header inference + grounding + operation); the trace starts empty and
-the replayed VisitNode actions add the grounded header nodes to it. `step` replays the plan in the
+`start` solves (header inference + grounding + operation) from the labels' words alone first: when
+that plan's calibrated confidence reaches `settings.offline_min_confidence` the lexical grounding is
+decisive and the embedding model is never loaded; otherwise it solves again with embedding matches
+(when dense retrieval is on). The trace starts empty and the replayed VisitNode actions add the
+grounded header nodes to it. `step` replays the plan in the
 paper's action vocabulary:
 
 1. `VisitNode([r0, c0, text])` for every grounded header node;
@@ -89,7 +92,9 @@ class OfflinePolicy:
             retriever = state.retriever if isinstance(state.retriever, Retriever) else None
             if retriever is None:
                 retriever = Retriever(state.graph, dense=False)
-            plan = solve(state.question, state.graph, headers, retriever)
+            plan = solve(state.question, state.graph, headers, retriever.lexical())
+            if retriever.dense and plan.confidence < state.settings.offline_min_confidence:
+                plan = solve(state.question, state.graph, headers, retriever)  # not decisive: embed
             cached = (plan, headers, replay(plan, state, headers))
             self._plans = {key: cached}
         return cached
