@@ -133,6 +133,13 @@ class Settings(BaseSettings):
         " (restricted-python, audit-hook, rlimits, landlock, seccomp, bwrap)",
     )
 
+    concurrency: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="questions batch and eval answer at once with an LLM engine when --workers is not given",
+    )
+
     raise_errors: bool = Field(
         default=False, description="re-raise unexpected exceptions instead of status failed (tests)"
     )

@@ -114,9 +114,10 @@ def column(path: Path, sheet: str, col: str) -> list:
 
 
 def test_fifty_questions_with_three_broken(book, fake, monkeypatch, capsys) -> None:
+    # an LLM engine runs on threads, so the monkeypatched fake answers
     code, out, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A200",
-        "--engine", "offline", "--workers", "4", "--json",
+        "--engine", "llm", "--workers", "4", "--json",
     )  # fmt: skip
     assert code == 0, err
     summary = json.loads(out)
@@ -147,9 +148,11 @@ def test_engine_exceptions_are_isolated_and_highlights(book, fake, monkeypatch, 
     wb["Q"]["A10"] = "explode"
     wb.save(book)
     out = book.with_name("answers.xlsx")
+    # one worker: in this process, where the fake is patched in
     code, stdout, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A51",
         "--answers", "Q!E2", "--evidence", "Q!G2", "--highlight", "last", "--out", str(out), "--json",
+        "--workers", "1",
     )  # fmt: skip
     assert code == 0, err
     assert json.loads(stdout)["failed"] == 4
@@ -169,7 +172,7 @@ def test_engine_exceptions_are_isolated_and_highlights(book, fake, monkeypatch, 
     assert code == 2 and "answer cell Q!E2 is not empty; use --overwrite" in err
     code, _, err = run_main(
         monkeypatch, capsys, "batch", str(out), "--sheet", "Data", "--questions", "Q!A2:A51",
-        "--answers", "Q!E2", "--evidence", "Q!G2", "--in-place", "--overwrite",
+        "--answers", "Q!E2", "--evidence", "Q!G2", "--in-place", "--overwrite", "--workers", "1",
     )  # fmt: skip
     assert code == 0, err
     assert openpyxl.load_workbook(out)["Data"]["B4"].fill.fgColor.rgb == "FFFFD966"  # none: left alone
@@ -238,3 +241,23 @@ def test_highlight_all_gives_each_question_a_colour_and_a_legend(book, monkeypat
     assert [log.cell(r, q_col).fill.fgColor.rgb for r in (2, 3, 4)] == fills  # the legend
     assert log.cell(1, q_col).comment is not None
     assert [log.cell(r, e_col).hyperlink.location for r in (2, 3, 4)] == ["Data!B4", "Data!B5", "Data!B6"]
+
+
+def test_llm_questions_are_answered_eight_at_once_by_default(book, monkeypatch, capsys) -> None:
+    barrier = threading.Barrier(8, timeout=10)  # broken (an error answer) unless 8 run together
+
+    def answer(table, question, engine):
+        barrier.wait()
+        return fake_answer(table, question, engine)
+
+    monkeypatch.setattr(batch_cmd, "_answer", answer)
+    monkeypatch.setenv("CELLTRACE_MODEL", "test-model")
+    wb = openpyxl.load_workbook(book)
+    for i in range(16):
+        wb["Q"].cell(i + 2, 1, f"question {i}")
+    wb.save(book)
+    code, out, err = run_main(
+        monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A17", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["answered"] == 16

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Annotated, Any, Literal
 
 import typer
@@ -39,6 +39,8 @@ from celltrace.server.commands.output import (
     target,
 )
 from celltrace.server.commands.render import echo, echo_json, print_table
+from celltrace.server.concurrency import default_workers, question_pool
+from celltrace.server.settings import Settings
 from celltrace.shared.a1 import cell_ref, range_ref, sheet_address
 from celltrace.shared.actions import (
     Action,
@@ -80,11 +82,16 @@ def ask_one(table: Table, raw: Any, engine: Engine) -> AskResult:
         )
 
 
-def run_questions(table: Table, questions: list[Any], engine: Engine, workers: int) -> list[AskResult]:
-    """Answer all questions on `workers` threads, with a progress bar on stderr; input order kept."""
+def run_questions(
+    table: Table, questions: list[Any], engine: Engine, workers: int | None = None
+) -> list[AskResult]:
+    """Answer all questions on `workers` threads or processes (`question_pool`; default:
+    `default_workers`), with a progress bar on stderr; input order kept."""
+    settings = Settings()
+    workers = workers or default_workers(engine, settings, len(questions))
     results: list[AskResult | None] = [None] * len(questions)
     with (
-        ThreadPoolExecutor(max_workers=workers) as pool,
+        question_pool(engine, workers, settings) as pool,
         tqdm(total=len(questions), file=sys.stderr, unit="q", desc="celltrace batch") as bar,
     ):
         futures = {pool.submit(ask_one, table, q, engine): i for i, q in enumerate(questions)}
@@ -117,7 +124,17 @@ def batch(
     name: NameOpt = None,
     table: TableOpt = None,
     engine: Annotated[Engine, typer.Option("--engine", help="auto, llm or offline.")] = "auto",
-    workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="Questions answered at once.")] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Questions answered at once (default: CELLTRACE_CONCURRENCY threads, 8, for LLM engines; "
+            "a process per core for offline on 16+ questions per process).",
+            show_default=False,
+        ),
+    ] = None,
     highlight: Annotated[
         Highlight, typer.Option("--highlight", help="Evidence fills: none, the last answer's, or all.")
     ] = "none",

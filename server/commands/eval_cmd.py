@@ -26,7 +26,15 @@ def eval_(
     data: Annotated[Path, typer.Argument(help="JSONL file in the ../shared/data record schema.")],
     engine: Annotated[Engine, typer.Option(help="Engine answering each record.")] = "auto",
     limit: Annotated[int | None, typer.Option(min=1, help="Answer only the first N records.")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Records answered concurrently.")] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Records answered concurrently (default: CELLTRACE_CONCURRENCY threads, 8, for LLM "
+            "engines; a process per core for offline on 16+ records per process).",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Write one JSON line per record here.")] = None,
     resume: Annotated[bool, typer.Option(help="Skip record ids already present in --out.")] = False,
     judge: Annotated[

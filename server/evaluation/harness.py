@@ -10,19 +10,18 @@ Records with a `long_answer` and no short `answers` (FeTaQA, QTSumm) go to the l
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from celltrace.server.concurrency import default_workers, question_pool
 from celltrace.server.evaluation.calibration import auroc, ece
 from celltrace.server.evaluation.layouts import Placement, layout_for, map_evidence, write_layout
 from celltrace.server.evaluation.metrics import (
@@ -201,31 +200,13 @@ def read_done(out: Path) -> dict[str, dict[str, Any]]:
     return done
 
 
-def _init_worker(threads: int) -> None:
-    try:
-        import torch
-
-        torch.set_num_threads(threads)
-    except ImportError:
-        pass
-
-
-def _executor(engine: Engine, workers: int) -> Executor:
-    """Processes for the CPU-bound offline engine (the GIL), threads for the I/O-bound LLM engine."""
-    offline = engine == "offline" or (engine == "auto" and not Settings().llm_configured)
-    if offline and workers > 1:
-        threads = max(1, (os.cpu_count() or 1) // workers)
-        ctx = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,))
-    return ThreadPoolExecutor(max(1, workers))
-
-
 def run_rows(
     lines: list[tuple[int, str]], engine: Engine, workers: int, on_row: Callable[[dict[str, Any]], None]
 ) -> None:
-    """Answer `lines` concurrently, calling `on_row` (in this thread) as each row completes."""
+    """Answer `lines` on `workers` threads or processes (`question_pool`), calling `on_row` (in this
+    thread) as each row completes."""
     with (
-        _executor(engine, workers) as pool,
+        question_pool(engine, workers, Settings()) as pool,
         tqdm(total=len(lines), desc="eval", unit="q", file=sys.stderr, disable=not lines) as bar,
     ):
         futures = {pool.submit(answer_line, n, line, engine): (n, line) for n, line in lines}
@@ -361,7 +342,7 @@ def evaluate(
     data: Path,
     engine: Engine = "offline",
     limit: int | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     out: Path | None = None,
     resume: bool = False,
     judge: Callable[[dict[str, Any]], bool] | None = None,
@@ -370,11 +351,12 @@ def evaluate(
     """Run the evaluation and return the summary; rows stream to `out` as they complete.
 
     `via_xlsx`: each table is written as a real-layout workbook (title, notes, a second table...)
-    and read back as a whole sheet with table detection, as a user's file would be.
+    and read back as a whole sheet with table detection, as a user's file would be. `workers`
+    defaults to `default_workers` (8 threads for LLM engines, processes for offline).
     """
     if resume and out is None:
         raise UserError("--resume needs --out (the file whose finished ids are skipped)")
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise UserError("--workers must be at least 1")
     lines = read_lines(data, limit)
     by_id = {_line_id(n, line): (n, line) for n, line in lines}
@@ -396,7 +378,7 @@ def evaluate(
         with tempfile.TemporaryDirectory(prefix="celltrace-layouts-") as folder:
             if via_xlsx:
                 todo = write_workbooks(todo, Path(folder))
-            run_rows(todo, engine, workers, on_row)
+            run_rows(todo, engine, workers or default_workers(engine, Settings(), len(todo)), on_row)
         elapsed = time.monotonic() - started
     finally:
         if fh is not None:

@@ -1,0 +1,50 @@
+"""How many questions `batch` and `eval` answer at once, and on what: threads or processes.
+
+An LLM question mostly waits on the model, so LLM engines run on threads (`Settings.concurrency`
+by default, 8). The offline engine is CPU-bound Python (the GIL), so it runs on processes; a
+process first pays its start-up (imports, the embedding model), which pays off only over
+`QUESTIONS_PER_PROCESS` questions or more, so the default is one process per core up to that.
+An explicit `--workers N` is honoured as given (processes for offline, threads for LLM engines).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+
+from celltrace.server.settings import Settings
+from celltrace.shared.api_models import Engine
+
+QUESTIONS_PER_PROCESS = 16
+"""Fewest questions per offline worker process for the default to start one."""
+
+
+def uses_llm(engine: Engine, settings: Settings) -> bool:
+    """True when questions on `engine` go to the model (llm, or auto with a model configured)."""
+    return engine == "llm" or (engine == "auto" and settings.llm_configured)
+
+
+def default_workers(engine: Engine, settings: Settings, questions: int) -> int:
+    """Questions answered at once when `--workers` is not given (at least 1)."""
+    if uses_llm(engine, settings):
+        return max(1, min(settings.concurrency, questions))
+    return max(1, min(os.cpu_count() or 1, questions // QUESTIONS_PER_PROCESS))
+
+
+def _init_process(threads: int) -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+
+
+def question_pool(engine: Engine, workers: int, settings: Settings) -> Executor:
+    """Threads for LLM engines (and a single worker), processes for the offline engine."""
+    if workers > 1 and not uses_llm(engine, settings):
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        ctx = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_process, initargs=(threads,))
+    return ThreadPoolExecutor(max(1, workers))
