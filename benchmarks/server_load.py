@@ -1,13 +1,20 @@
-"""Load test of `celltrace serve`: concurrent offline `/v1/ask` requests on the dev-data tables.
+"""Load test of `celltrace serve`: concurrent `/v1/ask` requests on the dev-data tables.
 
-Usage: python benchmarks/server_load.py [--requests 200] [--concurrency 50] [--dataset hitab]
-       [--url http://127.0.0.1:PORT] [--max-seconds 300]
+Usage: python benchmarks/server_load.py [--engine offline|llm] [--requests 200] [--concurrency 50]
+       [--dataset hitab] [--runs 1] [--delay 0.5] [--url http://127.0.0.1:PORT] [--max-seconds 300]
 
 Without `--url` a server is started on a free loopback port (default settings: the embedding model
 loads at start-up) and stopped at the end. Only loopback URLs are accepted. Everything is bounded:
 a fixed number of requests, a per-request timeout, and an overall deadline after which the run
-stops. Reports errors, latency p50/p99, requests/s, the engine's own time (the result's `seconds`)
-and the server overhead (latency minus engine time: HTTP, JSON, validation, thread-pool queueing).
+stops. Reports errors (429s among them), latency p50/p99, requests/s, the engine's own time (the
+result's `seconds`), the server overhead (latency minus engine time: HTTP, JSON, validation,
+queueing) and `GET /v1/health` latency p50/p99 polled every 50 ms during the burst; `--runs N`
+repeats the burst on the same server and prints the medians; the machine's load (`uptime`) too.
+
+`--engine llm` answers HiTab dev single-cell lookups with the `llm` engine against the scripted
+oracle model of `scripted_model.py` (loopback, `--delay` seconds per call, ≈ 4–6 calls a question),
+about `--tables` tables (questions about one workbook; 0: a cold table per question, where the
+table's label embeddings, ≈ 0.8 s of CPU each, dominate).
 Exit code 1 when any request failed.
 """
 
@@ -20,6 +27,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +41,7 @@ from celltrace.server.evaluation.devdata import dev_data_dir
 DATA = dev_data_dir()
 REQUEST_TIMEOUT_S = 120.0
 STARTUP_S = 120.0
+HEALTH_EVERY_S = 0.05
 
 
 def load_requests(dataset: str, n: int) -> list[dict]:
@@ -49,6 +58,27 @@ def load_requests(dataset: str, n: int) -> list[dict]:
     return [bodies[i % len(bodies)] for i in range(n)]
 
 
+def llm_requests(n: int, tables: int | None) -> tuple[list[dict], list[dict]]:
+    """`n` llm-engine ask bodies of HiTab single-cell lookups on at most `tables` tables, and their
+    records."""
+    from scripted_model import lookup_records
+
+    records = lookup_records(n, tables)
+    bodies = [
+        {
+            "question": r["question"],
+            "table": {
+                "cells": r["table"]["cells"],
+                "merges": r["table"].get("merges", []),
+                "title": r["table"].get("title"),
+            },
+            "engine": "llm",
+        }
+        for r in records
+    ]
+    return bodies, records
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
@@ -62,7 +92,7 @@ def _loopback(url: str) -> bool:
         return False
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
+def start_server(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -74,7 +104,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     )
     proc = subprocess.Popen(
         [*cmd, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        env={**os.environ, "CELLTRACE_TOKEN": ""},
+        env={**os.environ, "CELLTRACE_TOKEN": "", **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_S
@@ -94,6 +124,8 @@ async def run_load(url: str, bodies: list[dict], concurrency: int, max_seconds: 
     engine: list[float] = []
     statuses: dict[str, int] = {}
     errors: list[str] = []
+    health: list[float] = []
+    calls: list[int] = []
 
     async def one(client: httpx.AsyncClient, body: dict) -> None:
         async with gate:
@@ -109,18 +141,41 @@ async def run_load(url: str, bodies: list[dict], concurrency: int, max_seconds: 
                 return
             result = response.json()
             engine.append(result["seconds"])
+            calls.append(result["usage"]["llm_calls"])
             statuses[result["status"]] = statuses.get(result["status"], 0) + 1
 
+    async def poll_health(client: httpx.AsyncClient) -> None:
+        while True:
+            started = time.perf_counter()
+            try:
+                (await client.get(f"{url}/v1/health")).raise_for_status()
+                health.append(time.perf_counter() - started)
+            except httpx.HTTPError as exc:
+                errors.append(f"health: {type(exc).__name__}: {exc}")
+            await asyncio.sleep(HEALTH_EVERY_S)
+
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S, limits=limits) as client:
+    async with (
+        httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S, limits=limits) as client,
+        httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S) as health_client,  # its own connection
+    ):
         started = time.perf_counter()
+        poller = asyncio.create_task(poll_health(health_client))
         tasks = [asyncio.create_task(one(client, body)) for body in bodies]
         _, pending = await asyncio.wait(tasks, timeout=max_seconds)
-        for task in pending:
+        for task in [*pending, poller]:
             task.cancel()
         wall = time.perf_counter() - started
     errors += [f"not finished within {max_seconds:g} s"] * len(pending)
-    return {"latencies": latencies, "engine": engine, "statuses": statuses, "errors": errors, "wall": wall}
+    return {
+        "latencies": latencies,
+        "engine": engine,
+        "statuses": statuses,
+        "errors": errors,
+        "wall": wall,
+        "health": health,
+        "calls": calls,
+    }
 
 
 def report(stats: dict, n: int, concurrency: int) -> None:
@@ -140,31 +195,72 @@ def report(stats: dict, n: int, concurrency: int) -> None:
             f"overhead p50 {percentile(overhead, 0.5) * 1000:8.1f} ms   p99 "
             f"{percentile(overhead, 0.99) * 1000:8.1f} ms   (latency − engine: HTTP, JSON, queueing)"
         )
-    print(f"throughput {len(lat) / stats['wall']:.1f} requests/s over {stats['wall']:.1f} s")
+    if stats["health"]:
+        health = stats["health"]
+        print(
+            f"health   p50 {percentile(health, 0.5) * 1000:8.1f} ms   "
+            f"p99 {percentile(health, 0.99) * 1000:8.1f} ms"
+            f"   ({len(health)} polls during the burst)"
+        )
+    if any(stats["calls"]):
+        print(f"LLM calls per question: median {statistics.median(stats['calls']):g}")
+    print(f"throughput {throughput(stats):.2f} requests/s over {stats['wall']:.1f} s")
+    refused = sum(e.startswith("HTTP 429") for e in stats["errors"])
+    print(f"refused (429): {refused}")
     for error in stats["errors"][:5]:
         print(f"error: {error}")
 
 
+def throughput(stats: dict) -> float:
+    """Successful answers per second of wall time."""
+    return len(stats["engine"]) / stats["wall"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engine", default="offline", choices=["offline", "llm"])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--dataset", default="hitab", choices=["hitab", "aitqa", "fetaqa", "qtsumm"])
+    parser.add_argument("--runs", type=int, default=1, help="bursts on the same server (medians printed)")
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds per scripted model call (llm)")
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=4,
+        help="llm: questions about this many tables (0: every one a new table)",
+    )
     parser.add_argument("--url", help="an already running loopback server (else one is started)")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="overall deadline")
     args = parser.parse_args()
     if args.url and not _loopback(args.url):
         raise SystemExit("only loopback servers may be load-tested")
-    bodies = load_requests(args.dataset, args.requests)
-    proc = None
-    if args.url:
-        url = args.url.rstrip("/")
+    if args.engine == "llm" and args.url:
+        raise SystemExit("--engine llm starts its own server (it must use the scripted model)")
+    llm = None
+    env: dict[str, str] = {}
+    if args.engine == "llm":
+        from scripted_model import ScriptedLLM, SlowOracle, model_env
+
+        bodies, records = llm_requests(args.requests, args.tables or None)
+        llm = ScriptedLLM(SlowOracle(records, args.delay)).start()
+        env = model_env(llm)
     else:
-        started = time.perf_counter()
-        proc, url = start_server()
-        print(f"server started in {time.perf_counter() - started:.1f} s at {url}")
+        bodies = load_requests(args.dataset, args.requests)
+    proc = None
+    runs: list[dict] = []
     try:
-        stats = asyncio.run(run_load(url, bodies, args.concurrency, args.max_seconds))
+        if args.url:
+            url = args.url.rstrip("/")
+        else:
+            started = time.perf_counter()
+            proc, url = start_server(env)
+            print(f"server started in {time.perf_counter() - started:.1f} s at {url}")
+        for run in range(args.runs):
+            print(f"--- run {run + 1}/{args.runs} ({args.engine}); {uptime()}")
+            stats = asyncio.run(run_load(url, bodies, args.concurrency, args.max_seconds))
+            report(stats, len(bodies), args.concurrency)
+            runs.append(stats)
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
@@ -173,9 +269,24 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 print("server killed (did not stop within 15 s)")
-    report(stats, len(bodies), args.concurrency)
-    sys.exit(1 if stats["errors"] else 0)
+        if llm is not None:
+            llm.stop()
+    if len(runs) > 1:
+        p99 = [percentile(r["health"], 0.99) * 1000 for r in runs if r["health"]]
+        print(
+            f"median of {len(runs)} runs: {statistics.median(throughput(r) for r in runs):.2f} requests/s, "
+            f"health p99 {statistics.median(p99) if p99 else float('nan'):.1f} ms, "
+            f"errors {statistics.median(len(r['errors']) for r in runs):g}"
+        )
+    sys.exit(1 if any(r["errors"] for r in runs) else 0)
+
+
+def uptime() -> str:
+    from scripted_model import uptime as machine_load
+
+    return machine_load()
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
     main()

@@ -1,7 +1,7 @@
 """The FastAPI app factory of `celltrace serve` (OpenAPI at `/openapi.json`, docs at `/docs` and
 `/redoc` from local assets, `/` redirects to `/docs`).
 
-Settings, worker threads and the embedding model are set up once in the lifespan, not per request.
+Settings, engine workers and the embedding model are set up once in the lifespan, not per request.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from celltrace.server.api import addin, ask, docs, errors, graph, health, longfo
 from celltrace.server.api.auth import BearerAuthMiddleware
 from celltrace.server.api.hosts import HostAllowListMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
-from celltrace.server.api.runtime import Runtime, warm_up
+from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.upload import UploadRoutingMiddleware
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
@@ -31,14 +31,12 @@ def create_app(server: ServerSettings | None = None, engine: Settings | None = N
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = Runtime(server, engine or Settings())
-        if server.preload:
-            loop = asyncio.get_running_loop()
-            runtime.sandbox = await loop.run_in_executor(runtime.executor, warm_up, runtime.engine)
+        await asyncio.to_thread(runtime.start)
         app.state.runtime = runtime
         try:
             yield
         finally:
-            runtime.close()
+            await asyncio.to_thread(runtime.close)
 
     app = FastAPI(
         title="celltrace",

@@ -38,10 +38,23 @@ class ServerSettings(BaseSettings):
         gt=0,
         description="seconds one question may take before 504 (engine stopped at next step)",
     )
-    max_llm_inflight: int = Field(default=4, ge=1, description="LLM questions in flight; beyond it 429")
+    max_llm_inflight: int = Field(
+        default=64, ge=1, description="LLM questions in flight at once; more wait in the queue"
+    )
+    max_queued: int = Field(
+        default=256,
+        ge=0,
+        description="questions waiting for a slot (per kind); beyond it 429 with Retry-After",
+    )
     retry_after: int = Field(default=5, ge=0, description="Retry-After seconds on 429")
     engine_threads: int = Field(
-        default=4, ge=1, description="threads for offline questions and graphs (LLM ones get their own)"
+        default=4, ge=1, description="offline questions and graphs in flight at once; more wait in the queue"
+    )
+    engine_processes: int | None = Field(
+        default=None,
+        ge=0,
+        description="worker processes running the engines (default: one per core; 0: threads of the "
+        "HTTP process, as for tests with fake engines)",
     )
     graph_cache_size: int = Field(default=32, ge=0, description="LRU size of /v1/graph results")
     graph_max_edges: int = Field(default=100_000, ge=0, description="/v1/graph lists edges up to this many")

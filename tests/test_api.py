@@ -41,6 +41,8 @@ def client(
     **server: Any,
 ) -> Iterator[TestClient]:
     """A started app (no model preload, no dense retrieval unless given), optionally with a fake engine."""
+    if fake is not None:  # a closure over the test's state: it runs in this process's threads
+        server.setdefault("engine_processes", 0)
     app = create_app(ServerSettings(preload=False, **server), engine or Settings(dense_retrieval=False))
     if fake is not None:
         app.dependency_overrides[get_ask_engine] = lambda: fake
@@ -134,7 +136,7 @@ def test_lifespan_loads_embedder_and_probes_sandbox_once(monkeypatch: pytest.Mon
     monkeypatch.setattr(
         "celltrace.server.sandbox.isolation_info", lambda: calls.append("probe") or "fake-sandbox"
     )
-    app = create_app(ServerSettings(preload=True), Settings(dense_retrieval=True))
+    app = create_app(ServerSettings(preload=True, engine_processes=0), Settings(dense_retrieval=True))
     with TestClient(app) as c:
         for _ in range(3):
             assert c.get("/v1/health").json()["sandbox"] == "fake-sandbox"
@@ -384,7 +386,7 @@ def test_no_auth_without_token() -> None:
         assert c.post("/v1/graph", json={"table": TABLE}).status_code == 200
 
 
-def test_429_beyond_the_llm_inflight_limit() -> None:
+def test_llm_questions_beyond_the_inflight_limit_queue_then_429_when_the_queue_is_full() -> None:
     release, entered = threading.Event(), threading.Event()
 
     def blocking(table, question, engine="auto", settings=None, on_step=None) -> AskResult:
@@ -393,22 +395,32 @@ def test_429_beyond_the_llm_inflight_limit() -> None:
             release.wait(5)
         return AskResult(question=question, status="answered", engine="llm", answer=["x"])
 
-    with client(llm_settings(), fake=blocking, max_llm_inflight=1, retry_after=7) as c:
-        first: dict[str, Any] = {}
-        worker = threading.Thread(
-            target=lambda: first.update(r=c.post("/v1/ask", json=ask_body(engine="llm")))
-        )
-        worker.start()
+    with client(llm_settings(), fake=blocking, max_llm_inflight=1, max_queued=1, retry_after=7) as c:
+        slots = c.app.state.runtime.llm_slots
+        replies: dict[str, Any] = {}
+        threads = [
+            threading.Thread(
+                target=lambda n=n: replies.update({n: c.post("/v1/ask", json=ask_body(engine="llm"))})
+            )
+            for n in ("first", "queued")
+        ]
+        threads[0].start()
         assert entered.wait(5)
+        threads[1].start()
+        deadline = time.monotonic() + 5
+        while slots.waiting < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         busy = c.post("/v1/ask", json=ask_body(engine="llm"))
         offline = c.post("/v1/ask", json=ask_body(engine="offline"))  # offline questions take no LLM slot
         release.set()
-        worker.join(5)
+        for thread in threads:
+            thread.join(5)
         after = c.post("/v1/ask", json=ask_body(engine="llm"))
     assert busy.status_code == 429 and busy.headers["retry-after"] == "7"
     assert busy.json()["error"]["code"] == "busy"
     assert offline.status_code == 200
-    assert first["r"].status_code == 200 and after.status_code == 200
+    assert replies["first"].status_code == replies["queued"].status_code == after.status_code == 200
+    assert slots.used == 0 and slots.waiting == 0
 
 
 def test_500_is_an_error_body_without_traceback() -> None:

@@ -1,11 +1,10 @@
 """Server hardening: Host allow-list (DNS rebinding), body-read timeout, lone surrogates → 422, a
-timed-out job stops calling the LLM."""
+timed-out job stops calling the LLM (in a thread and in a worker process), queue places are freed."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -15,8 +14,9 @@ from llm_server import Fault, ScriptedLLM
 
 from celltrace.server.api.errors import ApiError
 from celltrace.server.api.hosts import split_host
-from celltrace.server.api.limits import InflightSlots, RequestLimitsMiddleware
+from celltrace.server.api.limits import Busy, InflightSlots, RequestLimitsMiddleware
 from celltrace.server.api.runner import EngineJob
+from celltrace.server.api.workers import ProcessEngines, ThreadEngines
 from celltrace.server.app import create_app
 from celltrace.server.llm import LLMClient, UsageMeter
 from celltrace.server.server_settings import ServerSettings
@@ -96,24 +96,50 @@ def test_slow_body_is_cut_after_the_timeout() -> None:
     assert sent[0]["status"] == 408
 
 
-def test_after_a_504_the_engine_stops_calling_the_llm(llm_server: ScriptedLLM) -> None:
-    llm_server.queue(*[Fault.slow(0.3, "ok") for _ in range(30)])
-    llm = LLMClient(Settings(base_url=llm_server.base_url, api_key="test", model="m", max_retries=0))
-    slots = InflightSlots(1)
-    assert slots.try_acquire()
+def thirty_calls(base_url: str, emit: Any) -> list[str]:
+    """A job that calls the LLM 30 times (each reply takes 0.3 s)."""
+    llm = LLMClient(Settings(base_url=base_url, api_key="test", model="m", max_retries=0))
+    return [llm.complete("PLAN", [{"role": "user", "content": "q"}], UsageMeter()) for _ in range(30)]
 
-    def work(emit: Any) -> list[str]:
-        return [llm.complete("PLAN", [{"role": "user", "content": "q"}], UsageMeter()) for _ in range(30)]
+
+@pytest.mark.parametrize("processes", [0, 1], ids=["threads", "worker-process"])
+def test_after_a_504_the_engine_stops_calling_the_llm(llm_server: ScriptedLLM, processes: int) -> None:
+    llm_server.queue(*[Fault.slow(0.3, "ok") for _ in range(30)])
+    slots = InflightSlots(1, 0)
+    workers = ProcessEngines(processes, 2) if processes else ThreadEngines(2)
 
     async def run() -> int:
-        job = EngineJob(work, ThreadPoolExecutor(1), deadline=0.5, slot=slots)
+        await slots.acquire()
+        job = EngineJob(thirty_calls, (llm_server.base_url,), workers, deadline=0.5, slot=slots)
         job.start()
         with pytest.raises(ApiError) as info:
             await job.result()
         assert info.value.status == 504
         return len(llm_server.chat_requests)
 
-    at_timeout = asyncio.run(run())
-    time.sleep(1.5)  # without cancellation about five more calls would be made meanwhile
-    assert len(llm_server.chat_requests) <= at_timeout + 1
-    assert slots.used == 0  # the worker ended and freed its LLM slot
+    try:
+        at_timeout = asyncio.run(run())
+        time.sleep(1.5)  # without cancellation about five more calls would be made meanwhile
+        assert len(llm_server.chat_requests) <= at_timeout + 1
+        assert slots.used == 0  # the worker ended and freed its LLM slot
+    finally:
+        workers.close()
+
+
+def test_a_client_that_goes_away_frees_its_queue_place_and_its_slot() -> None:
+    slots = InflightSlots(1, 1)
+
+    async def run() -> None:
+        await slots.acquire()
+        waiter = asyncio.ensure_future(slots.acquire())
+        await asyncio.sleep(0.05)
+        assert slots.waiting == 1
+        with pytest.raises(Busy):
+            await slots.acquire()  # the queue is full
+        waiter.cancel()  # the client went away while it waited
+        await asyncio.gather(waiter, return_exceptions=True)
+        assert slots.waiting == 0 and slots.used == 1
+        slots.release()
+        assert slots.used == 0
+
+    asyncio.run(run())

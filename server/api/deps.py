@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
 from celltrace.server.api.errors import ApiError, llm_failure
-from celltrace.server.api.limits import InflightSlots
-from celltrace.server.api.runner import Emit, EngineJob
+from celltrace.server.api.limits import Busy, InflightSlots
+from celltrace.server.api.runner import EngineJob, client_gone
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import Settings
@@ -94,16 +96,62 @@ def to_table(body: TableRequest, settings: ServerSettings, question: str | None 
     return locate(table, question, cell)
 
 
-async def run_job(work: Callable[[Emit], Any], runtime: Runtime, uses_llm: bool) -> AsyncIterator[EngineJob]:
-    """Start `work` in a worker thread under the request deadline (holding an LLM slot when it calls
-    a model); yield the job to the route and cancel it when the request ends."""
-    slot = llm_slot(runtime) if uses_llm else None
-    job = EngineJob(work, runtime.executor, runtime.server.request_deadline, slot, runtime.stopping)
+async def run_job(
+    fn: Callable[..., Any], args: tuple[Any, ...], runtime: Runtime, uses_llm: bool, request: Request
+) -> AsyncIterator[EngineJob]:
+    """Start `fn(*args, emit)` on the engine workers under the request deadline once a slot of its
+    kind (LLM or CPU) is free — waiting in the queue meanwhile, 429 when the queue is full; yield
+    the job to the route and cancel it when the request ends."""
+    slots = runtime.llm_slots if uses_llm else runtime.cpu_slots
+    deadline = runtime.server.request_deadline
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await wait_for_slot(slots, runtime, deadline, request)
+    remaining = deadline - (loop.time() - started)
+    job = EngineJob(fn, args, runtime.workers, remaining, slots, runtime.stopping)
     job.start()
     try:
         yield job
     finally:
         job.cancel()
+
+
+async def wait_for_slot(slots: InflightSlots, runtime: Runtime, deadline: float, request: Request) -> None:
+    """Take a slot, queueing for at most `deadline` seconds: 429 (with Retry-After) when the queue
+    is full, 504 past the deadline, 503 when the server stops; the place is given up when the
+    client disconnects."""
+    acquire = asyncio.ensure_future(slots.acquire())
+    stop = asyncio.ensure_future(runtime.stopping.wait())
+    gone = asyncio.ensure_future(client_gone(request))
+    try:
+        done, _ = await asyncio.wait(
+            {acquire, stop, gone}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
+        )
+    except BaseException:  # the request was cancelled while it waited
+        if acquire.done() and not acquire.cancelled() and acquire.exception() is None:
+            slots.release()
+        acquire.cancel()
+        raise
+    finally:
+        for task in (stop, gone):
+            task.cancel()
+    if acquire in done:
+        try:
+            acquire.result()
+        except Busy:
+            kind = "LLM" if slots is runtime.llm_slots else "offline"
+            message = f"{slots.size} {kind} question(s) in flight and {slots.queue} waiting; retry later"
+            raise ApiError(429, "busy", message, {"Retry-After": str(runtime.server.retry_after)}) from None
+        return
+    acquire.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Busy):
+        await acquire
+        slots.release()  # the slot came just now: give it back
+    if stop in done:
+        raise ApiError(503, "shutting_down", "the server is shutting down")
+    if gone in done:
+        raise ApiError(499, "client_gone", "the client disconnected while the question waited")
+    raise ApiError(504, "timeout", f"no free slot within {deadline:g} s (the server's limit)", steps=[])
 
 
 def raise_llm_failure(status: str, error_code: str | None, error: str | None, runtime: Runtime) -> None:
@@ -112,15 +160,3 @@ def raise_llm_failure(status: str, error_code: str | None, error: str | None, ru
         failure = llm_failure(error_code, error, [runtime.engine.api_key, runtime.server.token_value()])
         if failure is not None:
             raise failure
-
-
-def llm_slot(runtime: Runtime) -> InflightSlots:
-    """Take an LLM in-flight slot (released by the job when its thread ends); 429 when all are busy."""
-    if not runtime.llm_slots.try_acquire():
-        raise ApiError(
-            429,
-            "busy",
-            f"{runtime.llm_slots.size} LLM question(s) already in flight; retry later",
-            {"Retry-After": str(runtime.server.retry_after)},
-        )
-    return runtime.llm_slots

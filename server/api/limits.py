@@ -1,8 +1,10 @@
 """Request limits (pure ASGI, before any parsing): body size, body-read time, table cell count, text
-that is not Unicode (lone surrogates); and in-flight slots."""
+that is not Unicode (lone surrogates); and in-flight slots with their queue."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import json
 import re
 import threading
@@ -155,29 +157,71 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-class InflightSlots:
-    """A non-blocking counter of questions in flight; `try_acquire` is False when all are taken.
+class Busy(Exception):
+    """All slots are taken and the queue is full."""
 
-    Thread-safe: slots are released by the worker thread when an engine really finishes (also
-    after its request timed out), so abandoned work still counts.
+
+class InflightSlots:
+    """At most `size` jobs in flight; up to `queue` more wait for a slot in arrival order; beyond
+    that `acquire` raises Busy (the route's 429).
+
+    `acquire` runs on the event loop; `release` may come from any thread (a job's slot is released
+    when its engine really ends, also after its request timed out, so abandoned work still counts).
+    A waiter that gives up (client gone, deadline) leaves the queue; a slot handed to it meanwhile
+    is passed on.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, queue: int) -> None:
         self.size = size
+        self.queue = queue
         self._used = 0
+        self._waiters: collections.deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = (
+            collections.deque()
+        )
         self._lock = threading.Lock()
 
-    def try_acquire(self) -> bool:
+    async def acquire(self) -> None:
+        loop = asyncio.get_running_loop()
         with self._lock:
-            if self._used >= self.size:
-                return False
-            self._used += 1
-            return True
+            if self._used < self.size and not self._waiters:
+                self._used += 1
+                return
+            if len(self._waiters) >= self.queue:
+                raise Busy
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((loop, waiter))
+        try:
+            await waiter
+        except BaseException:
+            with self._lock:
+                queued = (loop, waiter) in self._waiters
+                if queued:
+                    self._waiters.remove((loop, waiter))
+            if not queued and waiter.done() and not waiter.cancelled():
+                self.release()  # the slot came as we gave up
+            raise
 
     def release(self) -> None:
         with self._lock:
-            self._used = max(self._used - 1, 0)
+            if not self._waiters:
+                self._used = max(self._used - 1, 0)
+                return
+            loop, waiter = self._waiters.popleft()  # the slot goes straight to the next in line
+        try:
+            loop.call_soon_threadsafe(self._grant, waiter)
+        except RuntimeError:  # that loop is closed: nobody waits there any more
+            self.release()
+
+    def _grant(self, waiter: asyncio.Future[None]) -> None:
+        if waiter.done():  # it gave up meanwhile
+            self.release()
+        else:
+            waiter.set_result(None)
 
     @property
     def used(self) -> int:
         return self._used
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from celltrace.server.api import upload
 from celltrace.server.api.auth import bearer_scheme
 from celltrace.server.api.deps import (
+    LongformEngine,
     LongformEngineDep,
     RuntimeDep,
     check_question,
@@ -20,12 +21,14 @@ from celltrace.server.api.deps import (
     to_table,
 )
 from celltrace.server.api.errors import ApiError
-from celltrace.server.api.runner import Emit, EngineJob
+from celltrace.server.api.runner import Emit, EngineJob, client_gone
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
+from celltrace.server.settings import Settings
 from celltrace.shared.actions import one_line, plan_actions
 from celltrace.shared.api_models import ErrorBody, LongformRequest, LongformResponse, StepEvent
 from celltrace.shared.schemas import LongformResult
+from celltrace.shared.table import Table
 
 if TYPE_CHECKING:
     from celltrace.shared.schemas import LongformStep
@@ -49,22 +52,32 @@ def longform_step_event(step: LongformStep) -> StepEvent:
 
 
 async def longform_job(
-    body: LongformRequest, runtime: RuntimeDep, answer_longform: LongformEngineDep
+    body: LongformRequest, runtime: RuntimeDep, answer_longform: LongformEngineDep, request: Request
 ) -> AsyncIterator[EngineJob]:
-    """Validate limits and engine availability, then start the engine in a worker thread."""
+    """Validate limits and engine availability, then start the engine on a worker (after the queue)."""
     check_question(body.question, runtime.server)
     if not runtime.engine.llm_configured:
         raise ApiError(409, "engine_unavailable", "the long-form engine needs an LLM; none is configured")
     table = await run_in_threadpool(to_table, body, runtime.server, body.question)
-
-    def work(emit: Emit) -> LongformResult:
-        def on_step(step: LongformStep) -> None:
-            emit(longform_step_event(step))
-
-        return answer_longform(table, body.question, plan=body.plan, settings=runtime.engine, on_step=on_step)
-
-    async for job in run_job(work, runtime, uses_llm=True):
+    args = (answer_longform, table, body.question, body.plan, runtime.engine)
+    async for job in run_job(longform_work, args, runtime, True, request):
         yield job
+
+
+def longform_work(
+    answer_longform: LongformEngine,
+    table: Table,
+    question: str,
+    plan: list[str] | None,
+    settings: Settings,
+    emit: Emit,
+) -> LongformResult:
+    """The job of one long-form question (in an engine worker)."""
+
+    def on_step(step: LongformStep) -> None:
+        emit(longform_step_event(step))
+
+    return answer_longform(table, question, plan=plan, settings=settings, on_step=on_step)
 
 
 LongformJobDep = Annotated[EngineJob, Depends(longform_job, scope="request")]
@@ -75,13 +88,14 @@ async def longform_form_job(
     question: upload.QuestionField,
     runtime: RuntimeDep,
     answer_longform: LongformEngineDep,
+    request: Request,
     sheet: upload.SheetField = None,
     range_: upload.RangeField = None,
 ) -> AsyncIterator[EngineJob]:
     """`longform_job` for an uploaded workbook (multipart form)."""
     table = await upload.uploaded_table(file, sheet, range_, runtime.server)
     body = upload.build(LongformRequest, question=question, table=table, detect=range_ is None)
-    async for job in longform_job(body, runtime, answer_longform):
+    async for job in longform_job(body, runtime, answer_longform, request):
         yield job
 
 
@@ -99,21 +113,23 @@ def longform_response(result: LongformResult, runtime: Runtime) -> LongformRespo
 
 
 @router.post("/longform", response_model=LongformResponse, openapi_extra=upload.form_openapi({}))
-async def longform(job: LongformJobDep, runtime: RuntimeDep) -> LongformResponse:
+async def longform(job: LongformJobDep, runtime: RuntimeDep, request: Request) -> LongformResponse:
     """Answer with a paragraph: the `longform --json` shape plus `actions`.
 
     The body is JSON (`LongformRequest`) or a multipart form with an .xlsx `file`, `sheet`, `range`
     and `question`; the same limits apply.
     """
-    return longform_response(await job.result(), runtime)
+    return longform_response(await job.result(client_gone(request)), runtime)
 
 
 @router.post("/longform/xlsx", response_model=LongformResponse, include_in_schema=False)
 async def longform_xlsx(
-    job: Annotated[EngineJob, Depends(longform_form_job, scope="request")], runtime: RuntimeDep
+    job: Annotated[EngineJob, Depends(longform_form_job, scope="request")],
+    runtime: RuntimeDep,
+    request: Request,
 ) -> LongformResponse:
     """`/v1/longform` with a multipart body (routed here by `UploadRoutingMiddleware`)."""
-    return longform_response(await job.result(), runtime)
+    return longform_response(await job.result(client_gone(request)), runtime)
 
 
 @router.post("/longform/stream", response_class=EventSourceResponse, responses=SSE_RESPONSES)

@@ -1,4 +1,4 @@
-"""Process-wide server state created once in the lifespan: settings, worker threads, slots, caches."""
+"""Process-wide server state created once in the lifespan: settings, engine workers, slots, caches."""
 
 from __future__ import annotations
 
@@ -7,13 +7,18 @@ import logging
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from celltrace.server import __version__
 from celltrace.server.api.limits import InflightSlots
+from celltrace.server.api.workers import (
+    Engines,
+    ProcessEngines,
+    ThreadEngines,
+    default_processes,
+    warm_up_engine,
+)
 from celltrace.server.server_settings import ServerSettings
 from celltrace.server.settings import STAGES, Settings
 
@@ -30,17 +35,19 @@ class LRU(Generic[K, V]):
         self._items: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
+    def get(self, key: K) -> V | None:
+        """The value cached under `key` (now the most recent), else None."""
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = compute()
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: K, value: V) -> None:
         with self._lock:
             self._items[key] = value
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return value
 
     def __len__(self) -> int:
         return len(self._items)
@@ -58,17 +65,6 @@ def stage_models(settings: Settings) -> dict[str, str]:
     return {stage.lower(): settings.model_for(stage) for stage in STAGES}
 
 
-def warm_up(engine: Settings) -> str:
-    """Load the embedding model (when dense retrieval is on) and probe the sandbox; the sandbox string."""
-    from celltrace.server.sandbox import isolation_info
-
-    if engine.dense_retrieval:
-        from celltrace.server.embedding import get_embedder
-
-        get_embedder().encode(["warm-up"])
-    return isolation_info()
-
-
 @dataclass
 class Runtime:
     """Everything a request needs beyond its body; one per app, built at start-up."""
@@ -79,25 +75,43 @@ class Runtime:
     version: str = __version__
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server begins to shut down: in-flight questions answer 503 at once."""
-    executor: ThreadPoolExecutor = field(init=False)
+    workers: Engines = field(init=False)
     llm_slots: InflightSlots = field(init=False)
+    cpu_slots: InflightSlots = field(init=False)
     graph_cache: LRU = field(init=False)
 
     def __post_init__(self) -> None:
-        # LLM questions hold at most `max_llm_inflight` threads (their slots), so they never starve
-        # offline questions and graphs of the `engine_threads` others.
-        threads = self.server.engine_threads + self.server.max_llm_inflight
-        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="celltrace-engine")
-        self.llm_slots = InflightSlots(self.server.max_llm_inflight)
-        self.graph_cache = LRU(self.server.graph_cache_size)
+        server = self.server
+        self.llm_slots = InflightSlots(server.max_llm_inflight, server.max_queued)
+        self.cpu_slots = InflightSlots(server.engine_threads, server.max_queued)
+        self.graph_cache = LRU(server.graph_cache_size)
         _ACTIVE.append(weakref.ref(self))
+
+    def start(self) -> None:
+        """Start the engine workers (blocking: run it off the event loop); with `preload`, each
+        loads the embedding model, and the sandbox is probed."""
+        server = self.server
+        processes = default_processes() if server.engine_processes is None else server.engine_processes
+        # every slot may land in one worker: each gets a thread per slot of either kind
+        threads = server.engine_threads + server.max_llm_inflight
+        warm = self.engine if server.preload else None
+        if processes == 0:
+            self.workers = ThreadEngines(threads)
+            if warm is not None:
+                warm_up_engine(warm)
+        else:
+            self.workers = ProcessEngines(processes, threads, warm)
+        if server.preload:
+            from celltrace.server.sandbox import isolation_info
+
+            self.sandbox = isolation_info()
 
     def engines(self) -> list[str]:
         return available_engines(self.engine)
 
     def close(self) -> None:
-        """Stop taking engine work; running engines finish in their threads (not awaited)."""
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        """Stop taking engine work; worker processes exit, threads finish alone (not awaited)."""
+        self.workers.close()
 
 
 _ACTIVE: list[weakref.ref[Runtime]] = []
