@@ -1,7 +1,8 @@
 """Load test of `celltrace serve`: concurrent `/v1/ask` requests on the dev-data tables.
 
 Usage: python benchmarks/server_load.py [--engine offline|llm] [--requests 200] [--concurrency 50]
-       [--dataset hitab] [--runs 1] [--delay 0.5] [--url http://127.0.0.1:PORT] [--max-seconds 300]
+       [--dataset hitab] [--runs 1] [--delay 0.5] [--tables 4] [--baseline DIR]
+       [--url http://127.0.0.1:PORT] [--max-seconds 300]
 
 Without `--url` a server is started on a free loopback port (default settings: the embedding model
 loads at start-up) and stopped at the end. Only loopback URLs are accepted. Everything is bounded:
@@ -10,6 +11,8 @@ stops. Reports errors (429s among them), latency p50/p99, requests/s, the engine
 result's `seconds`), the server overhead (latency minus engine time: HTTP, JSON, validation,
 queueing) and `GET /v1/health` latency p50/p99 polled every 50 ms during the burst; `--runs N`
 repeats the burst on the same server and prints the medians; the machine's load (`uptime`) too.
+`--baseline DIR` first runs the same bursts against a server importing an older `celltrace` from
+DIR (its environment gets the same settings) and prints the ratios measured in this one run.
 
 `--engine llm` answers HiTab dev single-cell lookups with the `llm` engine against the scripted
 oracle model of `scripted_model.py` (loopback, `--delay` seconds per call, ≈ 4–6 calls a question),
@@ -40,7 +43,7 @@ from celltrace.server.evaluation.devdata import dev_data_dir
 
 DATA = dev_data_dir()
 REQUEST_TIMEOUT_S = 120.0
-STARTUP_S = 120.0
+STARTUP_S = 300.0
 HEALTH_EVERY_S = 0.05
 
 
@@ -216,43 +219,23 @@ def throughput(stats: dict) -> float:
     return len(stats["engine"]) / stats["wall"]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--engine", default="offline", choices=["offline", "llm"])
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--dataset", default="hitab", choices=["hitab", "aitqa", "fetaqa", "qtsumm"])
-    parser.add_argument("--runs", type=int, default=1, help="bursts on the same server (medians printed)")
-    parser.add_argument("--delay", type=float, default=0.5, help="seconds per scripted model call (llm)")
-    parser.add_argument(
-        "--tables",
-        type=int,
-        default=4,
-        help="llm: questions about this many tables (0: every one a new table)",
-    )
-    parser.add_argument("--url", help="an already running loopback server (else one is started)")
-    parser.add_argument("--max-seconds", type=float, default=300.0, help="overall deadline")
-    args = parser.parse_args()
-    if args.url and not _loopback(args.url):
-        raise SystemExit("only loopback servers may be load-tested")
-    if args.engine == "llm" and args.url:
-        raise SystemExit("--engine llm starts its own server (it must use the scripted model)")
-    llm = None
-    env: dict[str, str] = {}
-    if args.engine == "llm":
-        from scripted_model import ScriptedLLM, SlowOracle, model_env
+def summary(runs: list[dict]) -> dict[str, float]:
+    """Medians over runs: requests/s, health p99 (ms), errors and refusals per run."""
+    p99 = [percentile(r["health"], 0.99) * 1000 for r in runs if r["health"]]
+    return {
+        "requests/s": statistics.median(throughput(r) for r in runs),
+        "health p99 ms": statistics.median(p99) if p99 else float("nan"),
+        "errors": statistics.median(len(r["errors"]) for r in runs),
+        "refused": statistics.median(sum(e.startswith("HTTP 429") for e in r["errors"]) for r in runs),
+    }
 
-        bodies, records = llm_requests(args.requests, args.tables or None)
-        llm = ScriptedLLM(SlowOracle(records, args.delay)).start()
-        env = model_env(llm)
-    else:
-        bodies = load_requests(args.dataset, args.requests)
+
+def bursts(url: str | None, env: dict[str, str], bodies: list[dict], args: argparse.Namespace) -> list[dict]:
+    """`args.runs` bursts against `url`, or against a server started with `env` (stopped after)."""
     proc = None
     runs: list[dict] = []
     try:
-        if args.url:
-            url = args.url.rstrip("/")
-        else:
+        if url is None:
             started = time.perf_counter()
             proc, url = start_server(env)
             print(f"server started in {time.perf_counter() - started:.1f} s at {url}")
@@ -269,16 +252,69 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 print("server killed (did not stop within 15 s)")
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engine", default="offline", choices=["offline", "llm"])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--dataset", default="hitab", choices=["hitab", "aitqa", "fetaqa", "qtsumm"])
+    parser.add_argument("--runs", type=int, default=1, help="bursts on the same server (medians printed)")
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds per scripted model call (llm)")
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=4,
+        help="llm: questions about this many tables (0: every one a new table)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a folder holding an older `celltrace` package: its server runs the same bursts first and "
+        "the ratios are printed (e.g. `git archive <commit>` unpacked into DIR/celltrace)",
+    )
+    parser.add_argument("--url", help="an already running loopback server (else one is started)")
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="overall deadline")
+    args = parser.parse_args()
+    if args.url and not _loopback(args.url):
+        raise SystemExit("only loopback servers may be load-tested")
+    if args.url and (args.engine == "llm" or args.baseline):
+        raise SystemExit("--engine llm and --baseline start their own servers")
+    llm = None
+    env: dict[str, str] = {}
+    if args.engine == "llm":
+        from scripted_model import ScriptedLLM, SlowOracle, model_env
+
+        bodies, records = llm_requests(args.requests, args.tables or None)
+        llm = ScriptedLLM(SlowOracle(records, args.delay)).start()
+        env = model_env(llm)
+    else:
+        bodies = load_requests(args.dataset, args.requests)
+    results: dict[str, dict[str, float]] = {}
+    failed = False
+    try:
+        if args.baseline:
+            print(f"=== baseline: {args.baseline}")
+            runs = bursts(None, {**env, "PYTHONPATH": str(args.baseline.resolve())}, bodies, args)
+            results["baseline"] = summary(runs)
+            print("=== this checkout")
+        runs = bursts(args.url, env, bodies, args)
+        results["this"] = summary(runs)
+        failed = any(r["errors"] for r in runs)
+    finally:
         if llm is not None:
             llm.stop()
-    if len(runs) > 1:
-        p99 = [percentile(r["health"], 0.99) * 1000 for r in runs if r["health"]]
+    for name, values in results.items():
+        print(f"median of {args.runs} run(s), {name}: " + ", ".join(f"{k} {v:g}" for k, v in values.items()))
+    if "baseline" in results:
+        old, new = results["baseline"], results["this"]
         print(
-            f"median of {len(runs)} runs: {statistics.median(throughput(r) for r in runs):.2f} requests/s, "
-            f"health p99 {statistics.median(p99) if p99 else float('nan'):.1f} ms, "
-            f"errors {statistics.median(len(r['errors']) for r in runs):g}"
+            f"ratio this/baseline: requests/s {new['requests/s'] / old['requests/s']:.2f}x, "
+            f"health p99 {new['health p99 ms'] / old['health p99 ms']:.2f}x"
         )
-    sys.exit(1 if any(r["errors"] for r in runs) else 0)
+    sys.exit(1 if failed else 0)
 
 
 def uptime() -> str:

@@ -12,6 +12,7 @@ group, and refuses the result when a required layer (`require`) was not applied 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -24,12 +25,14 @@ import secrets
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel
 
@@ -41,6 +44,13 @@ POLICY = Path(__file__).with_name("program_policy.py")
 STDERR_CAP = 65_536
 CHILD_LAYERS = "restricted-python+rlimits+landlock+seccomp+audit-hook"
 MAX_VALUE_DEPTH = 64
+ZYGOTE = sys.platform == "linux" and hasattr(os, "pidfd_open")
+"""Programs run in children forked from a warm zygote (Linux), else each in a new process."""
+ZYGOTE_IDLE = 4
+"""Idle zygotes kept per outer layer and prelude (one serves one program at a time)."""
+ZYGOTE_START_S = 30.0
+ZYGOTE_GRACE_S = 2.0
+"""How long past a program's timeout the zygote may take to report the child's end."""
 DEFAULT_REQUIRE = ("restricted-python", "audit-hook")
 """Layers every program run must get (portable); more can be required with `require`."""
 INSTALL_HINT = {
@@ -162,18 +172,18 @@ def _signal_reason(code: int, seconds: float, limits: SandboxLimits) -> str:
     return f"sandbox process exited with code {code}"
 
 
-def _communicate(proc: subprocess.Popen[bytes], payload: bytes, limits: SandboxLimits,
-                 deadline: float) -> tuple[bytes, bytes, str | None]:
-    """Feed stdin and read stdout/stderr until exit, the deadline, or the output cap; no threads."""
-    assert proc.stdin and proc.stdout and proc.stderr
+def _communicate(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[bytes], payload: bytes,
+                 limits: SandboxLimits, deadline: float) -> tuple[bytes, bytes, str | None]:
+    """Feed the child's stdin and read its stdout/stderr until both close, the deadline, or the
+    output cap; no threads."""
     out_cap = 2 * limits.output_bytes + 65_536  # return value + captured prints + envelope
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
-    for f in (proc.stdin, proc.stdout, proc.stderr):
+    for f in (stdin, stdout, stderr):
         os.set_blocking(f.fileno(), False)
-    sel.register(proc.stdin, selectors.EVENT_WRITE)
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    sel.register(proc.stderr, selectors.EVENT_READ)
+    sel.register(stdin, selectors.EVENT_WRITE)
+    sel.register(stdout, selectors.EVENT_READ)
+    sel.register(stderr, selectors.EVENT_READ)
     sent = 0
     try:
         while sel.get_map():
@@ -181,19 +191,19 @@ def _communicate(proc: subprocess.Popen[bytes], payload: bytes, limits: SandboxL
             if remaining <= 0:
                 return bytes(out), bytes(err), f"timeout after {limits.timeout_s} s"
             for key, _ in sel.select(min(remaining, 0.5)):
-                if key.fileobj is proc.stdin:
+                if key.fileobj is stdin:
                     try:
-                        sent += os.write(proc.stdin.fileno(), payload[sent:sent + 65_536])
+                        sent += os.write(stdin.fileno(), payload[sent:sent + 65_536])
                     except BrokenPipeError:
                         sent = len(payload)
                     if sent >= len(payload):
-                        sel.unregister(proc.stdin)
-                        proc.stdin.close()
+                        sel.unregister(stdin)
+                        stdin.close()
                     continue
                 chunk = os.read(key.fileobj.fileno(), 65_536)  # type: ignore[union-attr]
                 if not chunk:
                     sel.unregister(key.fileobj)
-                elif key.fileobj is proc.stdout:
+                elif key.fileobj is stdout:
                     out += chunk
                     if len(out) > out_cap:
                         return bytes(out), bytes(err), "output too large"
@@ -303,43 +313,176 @@ def _run(source: str, entry: str | None, args: list[Any], limits: SandboxLimits,
         payload = json.dumps(request, allow_nan=False).encode()
     except (TypeError, ValueError) as exc:
         return fail(f"arguments are not JSON-serialisable: {exc}")
+    ran = _zygote_run(payload, limits, prelude_module, wrapper, start) if ZYGOTE else None
+    if ran is None:
+        ran = _process_run(payload, limits, prelude_module, wrapper, start)
+    out, err, problem, code = ran
+    if problem:
+        return fail(problem)
+    if code != 0 and not out:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        reason = _signal_reason(code, time.monotonic() - start, limits)
+        return fail(f"{reason}: {last[0][:200]}" if last[0] else reason)
+    try:
+        reply = _parse_reply(out, key)
+        layers = [str(x) for x in reply["layers"]]
+        mechanism = _mechanism(wrapper, "+".join(layers))
+        missing = [r for r in require if r not in layers and r != "bwrap"]
+        if missing and not str(reply.get("error") or "").startswith("sandbox setup failed"):
+            return SandboxResult(ok=False, error=_missing(missing), unavailable=True,
+                                 seconds=time.monotonic() - start, mechanism=mechanism)
+        frames = [(int(line), str(name)) for line, name in reply.get("frames") or []]
+        return SandboxResult(ok=reply["ok"] is True, value=reply["value"], error=reply["error"],
+                             stdout=str(reply["stdout"]), frames=frames,
+                             seconds=time.monotonic() - start, mechanism=mechanism)
+    except (ValueError, KeyError, TypeError):
+        return fail("sandbox protocol error: the child's reply is not authenticated, plain JSON")
+
+
+Ran = tuple[bytes, bytes, str | None, int]
+"""The child's stdout and stderr, the parent's reason to stop it (timeout, output cap), its exit code."""
+
+
+def _outer_prefix(wrapper: str, workdir: str, prelude_module: str | None) -> list[str]:
+    """The command prefix of the outer layer (bwrap or netns) for a child working in `workdir`."""
+    if wrapper == "bwrap":
+        return _bwrap_prefix(workdir, _prelude_dirs(prelude_module) if prelude_module else ())
+    if wrapper == "netns":
+        return _netns_prefix()
+    return []
+
+
+class _ZygoteBroken(Exception):
+    """The zygote did not answer as the protocol says (it is discarded)."""
+
+
+class _Zygote:
+    """A warm zygote (`sandbox_child.zygote`) behind the outer layer, serving one program at a time."""
+
+    def __init__(self, wrapper: str, prelude_module: str | None) -> None:
+        self.workdir = tempfile.mkdtemp(prefix="celltrace-sbx-")
+        os.chmod(self.workdir, 0o700)
+        self.seq = 0
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        prefix = _outer_prefix(wrapper, self.workdir, prelude_module)
+        try:
+            self.proc = subprocess.Popen(
+                [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""], stdin=theirs,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={}, cwd=self.workdir,
+                start_new_session=True, close_fds=True)
+        finally:
+            theirs.close()
+        self.sock = ours
+        if self._receive(time.monotonic() + ZYGOTE_START_S) != {"ready": True}:
+            self.close()
+            raise _ZygoteBroken("the zygote did not start")
+
+    def run(self, payload: bytes, limits: SandboxLimits, start: float) -> Ran:
+        self.seq += 1
+        pipes = [os.pipe() for _ in range(3)]  # the child's stdin, stdout, stderr
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        try:
+            header = json.dumps({"seq": self.seq, "timeout": limits.timeout_s}).encode()
+            socket.send_fds(self.sock, [header], theirs)
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        with open(pipes[0][1], "wb", buffering=0) as stdin, open(pipes[1][0], "rb", buffering=0) as stdout, \
+                open(pipes[2][0], "rb", buffering=0) as stderr:
+            out, err, problem = _communicate(stdin, stdout, stderr, payload, limits, start + limits.timeout_s)
+        if problem is not None:
+            self.sock.send(json.dumps({"kill": self.seq}).encode())
+        status = self._receive(max(start + limits.timeout_s, time.monotonic()) + ZYGOTE_GRACE_S)
+        if status.get("seq") != self.seq or not isinstance(status.get("code"), int):
+            raise _ZygoteBroken(f"unexpected zygote status {status!r}")
+        return out, err, problem, status["code"]
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        """The zygote's next message (a JSON object); _ZygoteBroken past `deadline` or on EOF."""
+        self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        try:
+            data = self.sock.recv(4096)
+            message = json.loads(data) if data else None
+        except (OSError, ValueError) as exc:
+            raise _ZygoteBroken(f"no answer from the zygote: {exc}") from exc
+        if not isinstance(message, dict):
+            raise _ZygoteBroken("the zygote is gone")
+        return message
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        _kill(self.proc)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+_zygotes: dict[tuple[str, str | None], list[_Zygote]] = {}
+_zygotes_lock = threading.Lock()
+_zygote_failed: set[tuple[str, str | None]] = set()
+
+
+def _zygote_run(payload: bytes, limits: SandboxLimits, prelude_module: str | None, wrapper: str,
+                start: float) -> Ran | None:
+    """Run the request in a fresh child forked from an idle warm zygote of this outer layer and
+    prelude (started when none is idle); None when no zygote works here (use a new process)."""
+    key = (wrapper, prelude_module)
+    with _zygotes_lock:
+        if key in _zygote_failed:
+            return None
+        idle = _zygotes.setdefault(key, [])
+        zygote = idle.pop() if idle else None
+    try:
+        if zygote is None or not zygote.alive():
+            zygote = _Zygote(wrapper, prelude_module)
+    except (OSError, _ZygoteBroken):
+        with _zygotes_lock:
+            _zygote_failed.add(key)
+        return None
+    try:
+        ran = zygote.run(payload, limits, start)
+    except (OSError, _ZygoteBroken) as exc:
+        zygote.close()
+        return b"", b"", f"sandbox error: {exc}"[:500], -1
+    with _zygotes_lock:
+        if len(_zygotes[key]) < ZYGOTE_IDLE:
+            _zygotes[key].append(zygote)
+            zygote = None
+    if zygote is not None:
+        zygote.close()
+    return ran
+
+
+@atexit.register
+def _close_zygotes() -> None:
+    with _zygotes_lock:
+        zygotes = [z for idle in _zygotes.values() for z in idle]
+        _zygotes.clear()
+    for zygote in zygotes:
+        zygote.close()
+
+
+def _process_run(payload: bytes, limits: SandboxLimits, prelude_module: str | None, wrapper: str,
+                 start: float) -> Ran:
+    """Run the request in a new child process (the path without a zygote)."""
     workdir = tempfile.mkdtemp(prefix="celltrace-sbx-")
     try:
         os.chmod(workdir, 0o700)
-        prefix: list[str] = []
-        if wrapper == "bwrap":
-            prefix = _bwrap_prefix(workdir, _prelude_dirs(prelude_module) if prelude_module else ())
-        elif wrapper == "netns":
-            prefix = _netns_prefix()
+        prefix = _outer_prefix(wrapper, workdir, prelude_module)
         proc = subprocess.Popen([*prefix, sys.executable, "-I", str(CHILD)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={}, cwd=workdir,
                                 start_new_session=True, close_fds=True)
         try:
-            out, err, problem = _communicate(proc, payload, limits, start + limits.timeout_s)
+            assert proc.stdin and proc.stdout and proc.stderr
+            out, err, problem = _communicate(proc.stdin, proc.stdout, proc.stderr, payload, limits,
+                                             start + limits.timeout_s)
             if problem is None:  # pipes closed: let it exit by itself so its status is kept
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=1.0)
         finally:
             _kill(proc)
-        if problem:
-            return fail(problem)
-        if proc.returncode != 0 and not out:
-            last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            reason = _signal_reason(proc.returncode, time.monotonic() - start, limits)
-            return fail(f"{reason}: {last[0][:200]}" if last[0] else reason)
-        try:
-            reply = _parse_reply(out, key)
-            layers = [str(x) for x in reply["layers"]]
-            mechanism = _mechanism(wrapper, "+".join(layers))
-            missing = [r for r in require if r not in layers and r != "bwrap"]
-            if missing and not str(reply.get("error") or "").startswith("sandbox setup failed"):
-                return SandboxResult(ok=False, error=_missing(missing), unavailable=True,
-                                     seconds=time.monotonic() - start, mechanism=mechanism)
-            frames = [(int(line), str(name)) for line, name in reply.get("frames") or []]
-            return SandboxResult(ok=reply["ok"] is True, value=reply["value"], error=reply["error"],
-                                 stdout=str(reply["stdout"]), frames=frames,
-                                 seconds=time.monotonic() - start, mechanism=mechanism)
-        except (ValueError, KeyError, TypeError):
-            return fail("sandbox protocol error: the child's reply is not authenticated, plain JSON")
+        return out, err, problem, proc.returncode
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

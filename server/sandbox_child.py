@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import errno
+import functools
 import hashlib
 import hmac
 import importlib
@@ -32,9 +34,13 @@ import math
 import numbers
 import os
 import platform
+import selectors
+import shutil
 import signal
+import socket
 import struct
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -198,6 +204,21 @@ def install_landlock(read_roots: tuple[str, ...], workdir: str) -> bool:
     return True
 
 
+@functools.cache
+def _filter_types() -> tuple[Any, Any]:
+    """The ctypes structures of a BPF program (`sock_filter`, `sock_fprog`)."""
+    import ctypes
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                    ("k", ctypes.c_uint32)]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+    return SockFilter, SockFprog
+
+
 def install_seccomp() -> bool:
     """Install a seccomp-BPF filter (via ctypes) refusing process creation, sockets and kernel escapes.
 
@@ -228,13 +249,7 @@ def install_seccomp() -> bool:
                  (ret, 0, 0, eperm)]
     prog.append((ret, 0, 0, allow))
 
-    class SockFilter(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
-                    ("k", ctypes.c_uint32)]
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
-
+    SockFilter, SockFprog = _filter_types()
     filters = (SockFilter * len(prog))(*[SockFilter(c, t, f, k) for c, t, f, k in prog])
     fprog = SockFprog(len(prog), filters)
     libc = _libc()
@@ -393,6 +408,14 @@ def pick_entry(source: str, entry: str | None) -> str:
     return names[-1]
 
 
+@functools.cache
+def _safe_builtins() -> dict[str, Any]:
+    """The restricted builtins (built once per process: a zygote builds them for all its children,
+    each of which gets its own copy with the fork)."""
+    return _load_policy().safe_builtins()
+
+
+@functools.cache
 def _load_policy() -> Any:
     spec = importlib.util.spec_from_file_location("celltrace_program_policy", POLICY_FILE)
     assert spec and spec.loader
@@ -412,9 +435,8 @@ def run(request: dict[str, Any], layers: list[str]) -> dict[str, Any]:
     prelude = importlib.import_module(request["prelude"]) if request.get("prelude") else None
     namespace: dict[str, Any] = {"__name__": "__generated__"}
     if restricted:
-        policy = _load_policy()
-        namespace["__builtins__"] = policy.safe_builtins()
-        code = policy.compile_program(request["source"], GENERATED)
+        namespace["__builtins__"] = _safe_builtins()
+        code = _load_policy().compile_program(request["source"], GENERATED)
     else:
         namespace["__builtins__"] = builtins
         code = compile(request["source"], GENERATED, "exec")
@@ -493,5 +515,108 @@ def main() -> None:
     os._exit(0)
 
 
+def zygote(prelude: str | None) -> None:
+    """A warm parent of one-program children: imports what a child needs once, then per request
+    forks a fresh child that runs `main` on pipes the server passed over the control socket.
+
+    Fd 0 is a Unix SEQPACKET socket to the server. Each message is `{"seq", "timeout"}` with three
+    descriptors: the child's stdin (the request), stdout (the reply) and stderr. The zygote never
+    reads or writes them — requests and replies never enter its memory, so no child inherits
+    another's data — and never runs generated code. It kills the child at `timeout` or when the
+    server sends `{"kill": seq}`, removes the child's work dir, and answers `{"seq", "code"}` (the
+    exit status, negative for a signal). It exits when the server goes away.
+    """
+    control = socket.socket(fileno=os.dup(0))
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    if prelude:
+        importlib.import_module(prelude)
+    _safe_builtins()  # imports every allowed module
+    if sys.platform == "linux":
+        _libc()
+        _filter_types()
+    base = os.getcwd()
+    control.send(json.dumps({"ready": True}).encode())
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 4096, 3)
+        except OSError:
+            break
+        if not message:
+            break
+        request = json.loads(message)
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"seq": request.get("seq"), "code": None}).encode())
+            continue
+        workdir = os.path.join(base, f"run-{int(request['seq'])}")
+        os.mkdir(workdir, 0o700)
+        pid = os.fork()
+        if pid == 0:
+            _forked_child(fds, workdir)
+        for fd in fds:
+            os.close(fd)
+        code = _wait_child(pid, control, float(request["timeout"]))
+        shutil.rmtree(workdir, ignore_errors=True)
+        if code is None:  # the server is gone
+            break
+        control.send(json.dumps({"seq": request["seq"], "code": code}).encode())
+    for name in os.listdir(base):
+        shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    os._exit(0)
+
+
+def _forked_child(fds: list[int], workdir: str) -> None:
+    """In the fresh child: the passed pipes become fds 0-2, every other descriptor (the control
+    socket among them) is closed, the work dir is its own; then `main` as in a new process."""
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 1 << 16)
+        os.chdir(workdir)
+        if "random" in sys.modules:  # not the zygote's sequence in every child
+            sys.modules["random"].seed()
+        main()
+    finally:
+        os._exit(70)
+
+
+def _wait_child(pid: int, control: socket.socket, timeout: float) -> int | None:
+    """The child's exit code after it ends (killed past `timeout` or on the server's request);
+    None when the server went away meanwhile (the child is killed)."""
+    deadline: float | None = time.monotonic() + timeout
+    pidfd = os.pidfd_open(pid)
+    gone = False
+    with selectors.DefaultSelector() as sel:
+        sel.register(pidfd, selectors.EVENT_READ, "child")
+        sel.register(control, selectors.EVENT_READ, "server")
+        while True:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            ready = {key.data for key, _ in sel.select(wait)}
+            if "child" in ready:
+                break
+            if "server" in ready:
+                data = control.recv(4096)
+                if not data:
+                    gone = True
+                    sel.unregister(control)
+                if not data or json.loads(data).get("kill") is not None:
+                    _kill_child(pid)
+            if deadline is not None and time.monotonic() >= deadline:
+                _kill_child(pid)
+                deadline = None
+    os.close(pidfd)
+    _, status = os.waitpid(pid, 0)
+    return None if gone else os.waitstatus_to_exitcode(status)
+
+
+def _kill_child(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--zygote"]:
+        zygote(sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None)
+    else:
+        main()

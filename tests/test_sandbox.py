@@ -67,8 +67,13 @@ def listener() -> Iterator[int]:
     assert not hits, "the sandbox reached the host's loopback listener"
 
 
-def raw(source: str, args: list[Any] | None = None, limits: SandboxLimits | None = None,
-        entry: str | None = None, **kwargs: Any) -> SandboxResult:
+def raw(
+    source: str,
+    args: list[Any] | None = None,
+    limits: SandboxLimits | None = None,
+    entry: str | None = None,
+    **kwargs: Any,
+) -> SandboxResult:
     """`run_function` on unrestricted Python (the allow-list check skipped)."""
     return run_function(source, entry, args or [], limits, restricted=False, require=(), **kwargs)
 
@@ -84,15 +89,23 @@ def _fails(source: str, *needles: str, limits: SandboxLimits = FAST) -> str:
 
 ATTACKS = {
     "etc_passwd": ("def f():\n    return open('/etc/passwd').read()\n", ("forbidden: file access",)),
-    "project_file": (f"def f():\n    return open({str(PROJECT / 'pyproject.toml')!r}).read()\n",
-                     ("forbidden: file access",)),
+    "project_file": (
+        f"def f():\n    return open({str(PROJECT / 'pyproject.toml')!r}).read()\n",
+        ("forbidden: file access",),
+    ),
     "own_source": (f"def f():\n    return open({sandbox.__file__!r}).read()\n", ("forbidden: file access",)),
-    "list_project": (f"import os\ndef f():\n    return os.listdir({str(PROJECT)!r})\n",
-                     ("forbidden: file access",)),
-    "write_outside": ("def f():\n    open('/tmp/celltrace-pwned', 'w').write('x')\n",
-                      ("forbidden: file write",)),
-    "subprocess": ("import subprocess\ndef f():\n    return subprocess.run(['ls']).returncode\n",
-                   ("forbidden: process creation",)),
+    "list_project": (
+        f"import os\ndef f():\n    return os.listdir({str(PROJECT)!r})\n",
+        ("forbidden: file access",),
+    ),
+    "write_outside": (
+        "def f():\n    open('/tmp/celltrace-pwned', 'w').write('x')\n",
+        ("forbidden: file write",),
+    ),
+    "subprocess": (
+        "import subprocess\ndef f():\n    return subprocess.run(['ls']).returncode\n",
+        ("forbidden: process creation",),
+    ),
     "fork": ("import os\ndef f():\n    return os.fork()\n", ("forbidden: process creation",)),
     "system": ("import os\ndef f():\n    return os.system('id')\n", ("forbidden: process creation",)),
     "raw_fork_exec": (  # no audit event: only seccomp stops this one
@@ -101,18 +114,30 @@ ATTACKS = {
         " -1, -1, -1, -1, -1, -1, r, w, True, False, -1, None, None, None, -1, None, False)\n",
         ("Operation not permitted",),
     ),
-    "ctypes_system": ("import ctypes\ndef f():\n    return ctypes.CDLL(None).system(b'id')\n",
-                      ("forbidden: native code",)),
-    "ctypes_pythonapi": ("import ctypes\ndef f():\n    return ctypes.pythonapi.Py_GetVersion()\n",
-                         ("forbidden: native code",)),
-    "swallowed_violation": ("def f():\n    try:\n        open('/etc/passwd')\n    except BaseException:\n"
-                            "        pass\n    return 'got away'\n", ("forbidden: file access",)),
+    "ctypes_system": (
+        "import ctypes\ndef f():\n    return ctypes.CDLL(None).system(b'id')\n",
+        ("forbidden: native code",),
+    ),
+    "ctypes_pythonapi": (
+        "import ctypes\ndef f():\n    return ctypes.pythonapi.Py_GetVersion()\n",
+        ("forbidden: native code",),
+    ),
+    "swallowed_violation": (
+        "def f():\n    try:\n        open('/etc/passwd')\n    except BaseException:\n"
+        "        pass\n    return 'got away'\n",
+        ("forbidden: file access",),
+    ),
     "recursion": ("def f(n=0):\n    return f(n + 1)\n", ("recursion too deep",)),
     "memory": ("def f():\n    return len(bytearray(8 * 1024 ** 3))\n", ("memory limit exceeded",)),
-    "disk": ("def f():\n    with open('big.bin', 'wb') as fh:\n        for _ in range(2048):\n"
-             "            fh.write(b'x' * 1024 * 1024)\n", ("file size limit exceeded",)),
-    "print_flood": ("def f():\n    for _ in range(100):\n        print('x' * 1_000_000)\n",
-                    ("output too large",)),
+    "disk": (
+        "def f():\n    with open('big.bin', 'wb') as fh:\n        for _ in range(2048):\n"
+        "            fh.write(b'x' * 1024 * 1024)\n",
+        ("file size limit exceeded",),
+    ),
+    "print_flood": (
+        "def f():\n    for _ in range(100):\n        print('x' * 1_000_000)\n",
+        ("output too large",),
+    ),
     "huge_return": ("def f():\n    return 'x' * 100_000_000\n", ("output too large",)),
     "sys_exit": ("import sys\ndef f():\n    sys.exit(3)\n", ("SystemExit",)),
     "kill_parent": ("import os\ndef f():\n    os.kill(1, 9)\n", ("forbidden: process creation or signals",)),
@@ -143,14 +168,20 @@ def test_network_is_refused(wrapper: str, listener: int) -> None:
 
 
 def test_infinite_loop_times_out(wrapper: str) -> None:
-    error = _fails("def f():\n    while True:\n        pass\n", "timeout after 1.0 s",
-                   limits=SandboxLimits(timeout_s=1.0))
+    error = _fails(
+        "def f():\n    while True:\n        pass\n",
+        "timeout after 1.0 s",
+        limits=SandboxLimits(timeout_s=1.0),
+    )
     assert error == "timeout after 1.0 s"
 
 
 def test_cpu_limit_kills_before_wall_clock(wrapper: str) -> None:
-    _fails("def f():\n    while True:\n        pass\n", "cpu time limit exceeded",
-           limits=SandboxLimits(timeout_s=5.0, cpu_s=1))
+    _fails(
+        "def f():\n    while True:\n        pass\n",
+        "cpu time limit exceeded",
+        limits=SandboxLimits(timeout_s=5.0, cpu_s=1),
+    )
 
 
 def test_helpers_imports_and_copies(wrapper: str) -> None:
@@ -194,8 +225,31 @@ def test_prelude_names_are_injected() -> None:
 
 def test_still_works_after_attacks_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a private temp root: no other run's dirs
-    result = raw("import os\ndef f(a):\n    open('scratch.txt', 'w').write('x')\n"
-                 "    return [a + 1, os.listdir('.')]\n", [41])
+    result = raw(
+        "import os\ndef f(a):\n    open('scratch.txt', 'w').write('x')\n"
+        "    return [a + 1, os.listdir('.')]\n",
+        [41],
+    )
     assert result.value == [42, ["scratch.txt"]], result
-    assert not [n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]  # the work folder is gone
+    homes = [tmp_path / n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]
+    assert all(not os.listdir(home) for home in homes)  # the program's work folder is gone (a zygote's
+    sandbox._close_zygotes()  # home stays, empty, while the zygote lives)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]
     assert "audit-hook" in isolation_info()
+
+
+@pytest.mark.skipif(not sandbox.ZYGOTE, reason="programs run in children of a zygote on Linux only")
+def test_programs_of_a_warm_zygote_share_no_state(wrapper: str) -> None:
+    leave = (
+        "import builtins, os, sys\ndef f():\n    builtins.LEFT_BEHIND = 1\n"
+        "    sys.modules['json'].LEFT_BEHIND = 1\n    open('left.txt', 'w').write('x')\n"
+        "    return os.getpid()\n"
+    )
+    look = (
+        "import builtins, json, os\ndef f():\n    return [hasattr(builtins, 'LEFT_BEHIND'),"
+        " hasattr(json, 'LEFT_BEHIND'), os.path.exists('left.txt'), os.getpid()]\n"
+    )
+    first, second = raw(leave), raw(look)
+    assert first.ok and second.ok, (first, second)
+    assert second.value[:3] == [False, False, False]  # no module, builtin or file state carried over
+    assert second.value[3] != first.value  # a new process per program
