@@ -382,7 +382,8 @@ class _Zygote:
         pipes = [os.pipe() for _ in range(3)]  # the child's stdin, stdout, stderr
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         try:
-            header = json.dumps({"seq": self.seq, "timeout": limits.timeout_s}).encode()
+            # the zygote's own kill is a backstop: the timeout is decided (and reported) here
+            header = json.dumps({"seq": self.seq, "timeout": limits.timeout_s + ZYGOTE_GRACE_S / 2}).encode()
             socket.send_fds(self.sock, [header], theirs)
         finally:
             for fd in theirs:

@@ -97,7 +97,7 @@ def _header_rows(table: Table) -> int:
     return infer_headers(CellGraph(table)).header_rows
 
 
-def _write_grid(ws: Worksheet, table: Table, rows: list[int], left: int) -> None:
+def write_grid(ws: Worksheet, table: Table, rows: list[int], left: int) -> None:
     """Cells of `table` at sheet rows `rows` (one per grid row) from column `left`; merges kept."""
     for r, sheet_row in enumerate(rows):
         for c, text in enumerate(table.text[r]):
@@ -122,7 +122,7 @@ def _place(ws: Worksheet, table: Table, top: int, gap: bool, notes: bool) -> tup
     crossing = any(m[0] < band <= m[2] for m in table.merges)
     split = band if gap and 0 < band < table.n_rows and not crossing else None
     rows = [first + r + (1 if split is not None and r >= split else 0) for r in range(table.n_rows)]
-    _write_grid(ws, table, rows, 1)
+    write_grid(ws, table, rows, 1)
     nxt = rows[-1] + 1
     if notes:
         ws.cell(nxt, 1, FOOTNOTE)
