@@ -14,7 +14,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from celltrace.server.settings import Settings
-from celltrace.shared.api_models import Engine
+from celltrace.shared.schemas import Engine
 
 QUESTIONS_PER_PROCESS = 16
 """Fewest questions per offline worker process for the default to start one."""

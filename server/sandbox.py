@@ -367,7 +367,7 @@ class _Zygote:
         prefix = _outer_prefix(wrapper, self.workdir, prelude_module)
         try:
             self.proc = subprocess.Popen(
-                [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""], stdin=theirs,
+                [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""], stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={}, cwd=self.workdir,
                 start_new_session=True, close_fds=True)
         finally:

@@ -35,4 +35,5 @@ async def graph(body: GraphRequest, runtime: RuntimeDep, request: Request) -> Gr
         async for job in run_job(graph_work, (table, max_edges), runtime, False, request):
             result = await job.result(client_gone(request))
         runtime.graph_cache.put(key, result)
+    assert isinstance(result, GraphResult)
     return result
