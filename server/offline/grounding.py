@@ -3,8 +3,9 @@
 Question tokens (stemmed, stopwords dropped) are weighted by rarity among the table's header labels
 (idf). Each data row has a row-header path (labels + parents) and each data column a column-header
 path. A cell (row, col) scores by how much of the coverable question its two paths explain, plus how
-completely the innermost labels are mentioned, plus an embedding match of the innermost labels against
-question n-grams when lexical evidence is weak (`Grounder`). `Plan` is what every operation returns.
+completely the innermost labels are mentioned (more when the question quotes a label whole), plus an
+embedding match of the innermost labels against question n-grams when lexical evidence is weak
+(`Grounder`). `Plan` is what every operation returns.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ from celltrace.shared.headers import HeaderModel, is_number_text
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
 Unit words (`percent`, `number`) keep full weight: a title listing them names several columns."""
+
+
+EXACT_BONUS = 0.1
+"""Extra score of a line whose innermost label the question quotes whole (an exact whole-label
+match beats a partial one whose remaining words are parents' or function words)."""
 
 
 MAX_GRAMS = 48
@@ -203,12 +209,20 @@ class Grounder:
                     best[f"#soft{n.id}"] = self.soft[n.id]
         return sum(self.w.get(q, 1.0) * v for q, v in best.items()) / self.total_w
 
+    def verbatim(self, node: Node) -> bool:
+        """The question holds the label's whole text (a phrase of two or more words), not just its
+        words: `net income` names the line `Net income`, not `Other income (expense), net`."""
+        text = normalise_text(node.text)
+        return len(label_tokens(text)) >= 2 and bool(
+            re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm))
+
     def _label_bonus(self, line: Line) -> float:
         if line.label is None:
             return 0.0
         parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
         known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
-        return 0.3 * self.mention(line.label, known) + 0.05 * parents
+        exact = EXACT_BONUS * self.verbatim(line.label)
+        return 0.3 * self.mention(line.label, known) + 0.05 * parents + exact
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness.
