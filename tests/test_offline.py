@@ -557,3 +557,29 @@ def test_embeddings_only_when_lexical_grounding_is_not_decisive(
     result = answer_question(table, "cargo in 2016?", engine="offline", settings=settings)
     assert seen == solves
     assert result.answer == ["700"] and result.confidence == (0.9 if solves == [False] else 0.6)
+
+
+NONOPERATING = Table(
+    text=[
+        ["", "", "2017", "2016"],
+        ["Nonoperating income (expense)", "Interest income", "100", "64"],
+        ["", "Other income (expense), net", "(8)", "1"],
+        ["Net income", "", "(364)", "2,197"],
+    ],
+    merges=[(1, 0, 2, 0), (3, 0, 3, 1), (0, 0, 0, 1)],
+)
+
+
+def test_a_label_the_question_quotes_whole_beats_one_holding_the_same_words() -> None:
+    # `net` and `income` are both in `Other income (expense), net` (under an `income` parent), but
+    # only `Net income` is quoted whole
+    plan, g = run(NONOPERATING, "What was net income in 2017?")
+    assert plan.answer == ["(364)"] and cells(g, plan.answer_nodes) == [(3, 2)]
+
+
+def test_a_plural_question_listing_items_gets_one_value_per_item() -> None:
+    plan, _ = run(SURVEY, "what were the percentages of men in ontario and quebec?")
+    assert (plan.operation, plan.answer) == ("lookup_each", ["40.5", "30.2"])
+    plan, _ = run(SURVEY, "what was the percentage of men in ontario?")
+    assert plan.operation == "lookup"
+    assert ops.asks_several("How many were in A and B?") and not ops.asks_several("what was A and B?")

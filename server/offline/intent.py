@@ -1,8 +1,9 @@
 """Intent: which operation the question's wording and the table's structure ask for.
 
 Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
-`top 3`) → growth, share, ratio, difference, average, sum → `respectively` lists → lookup. An operation
-word counts only when it is not part of the best cell's own labels or the title (`average age`).
+`top 3`) → growth, share, ratio, difference, average, sum → lists (`respectively`, `what were A
+and B`) → lookup. An operation word counts only when it is not part of the best cell's own labels or
+the title (`average age`).
 Each operation returns None when its operands are not found; every plan found is a candidate, and
 the solver lets the calibrated confidence model choose among them (`solver`).
 """
@@ -58,7 +59,7 @@ def candidates(g: Grounder) -> list[Plan]:
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
-    if "respectively" in ops.words(question):
+    if ops.asks_several(question):
         found.append(solve_respectively(g))
     found.append(solve_measure(g))
     lookup = compose.opposite_of_decrease(solve_lookup(g), question)

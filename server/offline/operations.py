@@ -192,6 +192,16 @@ def asks_decrease(question: str) -> bool:
     return any(w in DECREASE_WORDS for w in words(question))
 
 
+SEVERAL = re.compile(r"\b(?:what|how many|how much)\s+(?:were|are)\b.*\band\b|\brespectively\b|\beach of\b")
+"""Wording that asks for several values at once: a plural question (`what were the rates of A and
+B`), `respectively`, `each of`."""
+
+
+def asks_several(question: str) -> bool:
+    """The question asks one value per listed item (plural wording with a list, or `respectively`)."""
+    return bool(SEVERAL.search(question.lower()))
+
+
 def asks_label(question: str) -> bool:
     """The question asks for a name (which/who …), not a quantity."""
     q = question.lower().strip()
