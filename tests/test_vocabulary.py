@@ -46,3 +46,14 @@ def test_revenue_is_the_total_line_not_a_member() -> None:
     ])
     plan = solve("What was the operating margin in 2016?", graph, infer_headers(graph), None)
     assert plan.answer == ["10%"]
+
+
+def test_the_measure_sides_are_two_different_lines_when_one_label_holds_both_phrases() -> None:
+    # `income tax` is also inside `Income before income taxes`: the numerator is the other line
+    graph = _statement([
+        ("Income before income taxes", "400", "300"),
+        ("Income tax provision (benefit)", "100", "60"),
+        ("Net income", "300", "240"),
+    ])
+    plan = solve("What was the effective tax rate in 2017?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("measure", ["25%"])

@@ -37,11 +37,12 @@ def asked_measure(g: Grounder) -> tuple[str, str, str] | None:
     return measure, num, den
 
 
-def _line_for(lines: list[Line], phrase: str) -> Line | None:
-    """The line whose own label holds every word of `phrase`: a total line first, then the label
-    with the fewest other words, then the first."""
+def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
+    """The line (other than `taken`) whose own label holds every word of `phrase`: a total line
+    first, then the label with the fewest other words, then the first."""
     want = set(label_tokens(phrase))
-    found = [ln for ln in lines if ln.label is not None and want <= set(label_tokens(ln.label.text))]
+    found = [ln for ln in lines if ln is not taken and ln.label is not None
+             and want <= set(label_tokens(ln.label.text))]
     if not found:
         return None
     return min(found, key=lambda ln: (not is_aggregate(ln), len(label_tokens(ln.label.text)), ln.index))  # type: ignore[union-attr]
@@ -54,8 +55,14 @@ def solve_measure(g: Grounder) -> Plan | None:
         return None
     measure, num, den = asked
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
-        top, bottom = _line_for(lines, num), _line_for(lines, den)
-        if top is None or bottom is None or top.index == bottom.index:
+        # the more specific side first, so that `income tax` does not take `income before income taxes`
+        if len(label_tokens(num)) >= len(label_tokens(den)):
+            top = _line_for(lines, num)
+            bottom = _line_for(lines, den, taken=top)
+        else:
+            bottom = _line_for(lines, den)
+            top = _line_for(lines, num, taken=bottom)
+        if top is None or bottom is None:
             continue
         plan = compute_plan(g, "percent_of", axis, [top, bottom], g.best(other)[0][1])
         if plan is None:
