@@ -117,11 +117,17 @@ class CaptionUnit:
     exempt: tuple[str, ...] = ()
 
     def applies_to(self, labels: list[str]) -> bool:
-        """False when one of `labels` names the exempted items (`per share` in `Earnings per share`)."""
+        """False when one of `labels` names the exempted items: it holds every exempted word, in
+        any inflection and with other words between (`per share` in `Earnings per common share`)."""
         if not self.exempt:
             return True
-        phrase = " ".join(self.exempt)
-        return not any(phrase in normalise_text(label) for label in labels)
+        wanted = {_base(w) for w in self.exempt}
+        return not any(wanted <= {_base(w) for w in _WORD.findall(normalise_text(label))} for label in labels)
+
+
+def _base(word: str) -> str:
+    """A word without its plural ending (`shares` → `share`, `ratios` → `ratio`)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def caption_unit(caption: str | None) -> CaptionUnit | None:

@@ -47,6 +47,10 @@ def test_caption_unit_with_an_except_clause() -> None:
     assert caption is not None and caption.unit == "millions"
     assert caption.applies_to(["Net income", "2017"])
     assert not caption.applies_to(["Earnings per share", "Diluted"])
+    # the exempted words may be inflected and have other words between them
+    assert not caption.applies_to(["Earnings per common share", "Basic"])
+    assert not caption_unit("(in millions, except per-share amounts)").applies_to(["Net income per shares"])
+    assert caption.applies_to(["Shares outstanding"])
     assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
     assert caption_unit("percentage distribution of workers by sector") is None
 
