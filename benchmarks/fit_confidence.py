@@ -48,9 +48,17 @@ def _solve_table(records: list[dict]) -> list[dict]:
             out.append({"id": r["id"], "rank": rank, "table": r["meta"].get("table_id") or r["id"],
                         "aggregation": r.get("aggregation"), "operation": plan.operation,
                         "answer": plan.answer, "gold": r["answers"],
-                        "right": bool(plan.answer) and em_strict(plan.answer, r["answers"]),
+                        "right": bool(plan.answer) and em_strict(_scored(plan), r["answers"]),
                         "cell_hit": cell_hit, "features": feats})
     return out
+
+
+def _scored(plan) -> list[str]:
+    """What `celltrace eval` scores for this plan: a computed answer at its full precision (`3.8%`
+    of 0.038283 → `3.8283%`), else the answer text."""
+    from celltrace.server.evaluation.metrics import scored_answer
+
+    return scored_answer(plan.answer, plan.computed.value if plan.computed is not None else None)
 
 
 def _context(record: dict):

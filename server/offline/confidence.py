@@ -46,6 +46,9 @@ CUES = {
     "cue_comparative": r"\b(?:more|less|higher|lower|larger|smaller|greater|fewer)\b",
     "cue_when": r"^when\b|\bwhat year\b|\bwhich year\b",
     "cue_year": r"(?<!\d)(?:1[89]|20)\d\d(?!\d)",
+    "cue_plural_verb": r"\b(?:were|are)\b",
+    "cue_each": r"\brespectively\b|\beach\b|\bboth\b",
+    "cue_in_addition": r"^\s*(?:in addition|also|besides|meanwhile)\b",
 }
 """General English cues of the question (their weights are learned on train, not set by hand)."""
 _CUES = {k: re.compile(v) for k, v in CUES.items()}
@@ -115,14 +118,19 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
                 "coverage": 0.0, "row_mention": 0.0, "col_mention": 0.0, "aggregate_line": 0.0,
                 "candidates": 0.0, "op_word_in_labels": 0.0, "op_words": float(len(_operation_stems(g))),
                 "row_margin": 0.0, "col_margin": 0.0, "unexplained_by_cell": float(len(g.qwords)),
-                "year_conflict": 0.0, "year_unmatched": 0.0, "percent_mismatch": 0.0}
+                "year_conflict": 0.0, "year_unmatched": 0.0, "percent_mismatch": 0.0,
+                "number_unmatched": 0.0, "exact_row": 0.0, "exact_col": 0.0, "row_depth": 0.0,
+                "col_depth": 0.0, "row_ties": 0.0, "col_ties": 0.0, "answer_kind": -1.0,
+                "answer_chars": 0.0, "label_mentions": 0.0}
     s0, r0, c0 = ranked[0]
     path_words = {t for n in r0.path + c0.path + r0.notes for t in label_tokens(n.text)}
     unexplained = [st for _, st in g.qwords if st not in path_words and not any(
         st in g.matched(n) for n in r0.path + c0.path + r0.notes)]
     q_years = set(_YEAR.findall(g.qnorm))
-    path_years = set(_YEAR.findall(" ".join(n.text for n in r0.path + c0.path)))
+    path_text = normalise_text(" ".join(n.text for n in r0.path + c0.path + r0.notes))
+    path_years = set(_YEAR.findall(path_text))
     text0 = normalise_text(value_cell(g.graph, r0, c0).text)
+    q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
     others = [s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0]
     runner = others[0] if others else 0.0
     return {
@@ -142,7 +150,35 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
         "year_unmatched": float(bool(q_years - path_years)),
         "percent_mismatch": float(("percent" in g.qtoks) != ("percent" in path_words or "%" in text0)),
         "op_words": float(len(_operation_stems(g))),
+        "number_unmatched": float(len(q_numbers - set(_NUMBER.findall(path_text)))),
+        "exact_row": float(r0.label is not None and g.verbatim(r0.label)),
+        "exact_col": float(c0.label is not None and g.verbatim(c0.label)),
+        "row_depth": float(len(r0.path)), "col_depth": float(len(c0.path)),
+        "row_ties": _ties(g, g.rows, r0), "col_ties": _ties(g, g.cols, c0),
+        "answer_kind": _kind(text0), "answer_chars": math.log1p(len(text0)),
+        "label_mentions": float(sum(g.mention(n) >= 0.99 for n in r0.path + c0.path)),
     }
+
+
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+_KINDS = (
+    (re.compile(r"^(?:1[89]|20)\d\d$"), 1.0),  # a year
+    (re.compile(r"^(?:0|0\.0+|-|\.\.|\.\.\.|x|f|e|n/?a)$"), 2.0),  # zero, dash or a suppression mark
+    (re.compile(r"%$"), 3.0),
+    (re.compile(r"^[-(]?[$€£¥]?\(?\d[\d,]*\)?$"), 4.0),  # a whole number
+    (re.compile(r"^[-(]?[$€£¥]?\(?\d[\d,]*\.\d+\)?$"), 5.0),  # a decimal
+)
+
+
+def _kind(text: str) -> float:
+    """What the answer cell holds: year 1, empty-ish 2, percent 3, whole 4, decimal 5, words 0."""
+    return next((k for rx, k in _KINDS if rx.search(text)), 0.0)
+
+
+def _ties(g: Grounder, lines: list[Line], chosen: Line) -> float:
+    """Other lines scoring the same as the chosen one (the question does not tell them apart)."""
+    mine = g.line_score(chosen)
+    return float(sum(1 for ln in lines if ln.index != chosen.index and g.line_score(ln) >= mine - 1e-9))
 
 
 _YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
