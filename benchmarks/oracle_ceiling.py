@@ -127,7 +127,7 @@ def main() -> None:
         max_reasks=0,
         **{f"model_{s.lower()}": f"oracle-{s.lower()}" for s in STAGES},
     )
-    reached = evidence_ok = 0
+    reached = evidence_ok = heads_in = heads_equal = 0
     losses: Counter[str] = Counter()
     examples: list[str] = []
     ours: list[int] = []
@@ -139,7 +139,7 @@ def main() -> None:
         for record in lookups:
             table = Table.from_record(record)
             graph = CellGraph(table)
-            llm.responder = Oracle(record, graph)
+            llm.responder = oracle = Oracle(record, graph)
             before = len(llm.chat_requests)
             result = answer_question(table, record["question"], "llm", settings)
             requests = llm.chat_requests[before:]
@@ -151,9 +151,13 @@ def main() -> None:
             ((ar, ac),) = record["answer_cells"]
             gold_address = graph.node_at(ar, ac).address
             answer_cells = [e.address for e in result.evidence if e.role == "answer"]
+            header_cells = {e.address for e in result.evidence if e.role == "header"}
+            gold_heads = {h.address for h in oracle.heads}
             ok = result.status == "answered" and em_lenient(result.answer, record["answers"])
             reached += ok
             evidence_ok += answer_cells == [gold_address]
+            heads_in += gold_heads <= header_cells
+            heads_equal += gold_heads == header_cells
             if not ok:
                 why = result.status if result.status != "answered" else "wrong answer"
                 losses[why] += 1
@@ -166,6 +170,8 @@ def main() -> None:
     n = len(lookups)
     print(f"single-cell lookups: {n}; gold answer reached {reached} ({reached / n:.1%}); "
           f"answer evidence = gold cell {evidence_ok} ({evidence_ok / n:.1%})")  # fmt: skip
+    print(f"header evidence: holds every gold header cell {heads_in} ({heads_in / n:.1%}), "
+          f"is exactly the gold header cells {heads_equal} ({heads_equal / n:.1%})")  # fmt: skip
     print(f"losses: {dict(losses)}")
     print(f"LLM calls per question: mean {statistics.mean(calls):.2f}")
     ratio = [o / t for o, t in zip(ours, theirs, strict=True)]

@@ -74,11 +74,22 @@ def cell(node: Node) -> str:
     return render_node(node, CELL_CHARS)
 
 
+def shown_nodes(nodes: Sequence[Node], limit: int) -> tuple[list[Node], list[Node]]:
+    """The (head, tail) of `nodes` a listing of at most `limit` shows: all of them in the head when
+    they fit, else the first ones and the last `limit // 4` (totals and summaries usually close a
+    row or a column, so a long list keeps its end)."""
+    if len(nodes) <= limit:
+        return list(nodes), []
+    tail = limit // 4
+    return list(nodes[: limit - tail]), list(nodes[len(nodes) - tail :]) if tail else []
+
+
 def node_list(nodes: Sequence[Node], limit: int) -> str:
-    """`[(..), (..)]`, at most `limit` nodes, then `... and N more`."""
-    shown = ", ".join(cell(n) for n in nodes[:limit])
-    more = len(nodes) - limit
-    return f"[{shown}{f', ... and {more} more' if more > 0 else ''}]"
+    """`[D7 '55', ...]`, at most `limit` nodes (`shown_nodes`), the left-out ones counted in between."""
+    head, tail = shown_nodes(nodes, limit)
+    more = len(nodes) - len(head) - len(tail)
+    parts = [cell(n) for n in head] + ([f"... {more} more ..."] if more else []) + [cell(n) for n in tail]
+    return f"[{', '.join(parts)}]"
 
 
 def data_block(label: str, lines: Sequence[str]) -> PromptText:

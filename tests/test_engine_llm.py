@@ -235,7 +235,7 @@ def test_context_budget_on_large_table(llm_server: ScriptedLLM) -> None:
         for name, slots in (
             ("graph_trace_init", ("table", "candidates", "question", "k")),
             ("graph_thought", ("tools", "table", "question", "trace", "history", "notes", "step")),
-            ("graph_action", ("tools", "table", "question", "trace", "history", "notes", "step", "thought")),
+            ("graph_action", ("table", "question", "trace", "history", "notes", "step", "thought")),
             ("graph_answer", ("table", "question", "trace", "history", "notes")),
         )
     ) + estimate_tokens(render("graph_tools"))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,25 @@ def test_a_successful_run_exits_0(workbook: Path, monkeypatch: pytest.MonkeyPatc
     assert run_main(monkeypatch, "ask", str(workbook), "What is the total?", "--engine", "offline") in (0,)
 
 
+def test_auto_with_the_endpoint_down_answers_offline_and_exits_0(
+    workbook: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _doctor_env(monkeypatch, f"http://127.0.0.1:{_closed_port()}/v1")
+    monkeypatch.setenv("CELLTRACE_FAST_PATH_CONFIDENCE", "1")  # the offline answer alone never suffices
+    ask = ["ask", str(workbook), "What is the total?", "--json", "--engine"]
+    assert run_main(monkeypatch, *ask, "offline") == 0
+    offline = json.loads(capsys.readouterr().out)
+    started = time.monotonic()
+    assert run_main(monkeypatch, *ask, "auto") == 0
+    assert time.monotonic() - started <= 10
+    result = json.loads(capsys.readouterr().out)
+    assert result["engine"] == "offline" and result["answer"] == offline["answer"] and result["answer"]
+    assert result["status"] == offline["status"] and result["error_code"] is None
+    assert any("model was not used (llm_unreachable" in w for w in result["warnings"])
+
+
 def test_a_user_error_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_main(monkeypatch, "ask", str(tmp_path / "missing.xlsx"), "Total?", "--engine", "offline") == 2
 
@@ -91,12 +112,15 @@ def test_doctor_reports_a_server_without_structured_output(
     assert "json_schema rejected (HTTP 400)" in capsys.readouterr().out
 
 
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def test_doctor_exits_1_when_the_endpoint_is_down(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    _doctor_env(monkeypatch, f"http://127.0.0.1:{port}/v1")
+    _doctor_env(monkeypatch, f"http://127.0.0.1:{_closed_port()}/v1")
     assert run_main(monkeypatch, "doctor") == 1
     assert "endpoint: NOT reachable" in capsys.readouterr().out

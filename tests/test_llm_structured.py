@@ -189,8 +189,10 @@ def numeric_table(rows: int = 300, cols: int = 12) -> Table:
     return Table(text=[header, *body], values=[header, *body], merges=[], title="numbers")
 
 
-@pytest.mark.parametrize("source", ["setting", "server"])
-def test_prompt_and_max_tokens_fit_the_window_on_a_large_numeric_table(source: str) -> None:
+@pytest.mark.parametrize("source", ["env", "server"])
+def test_prompt_and_max_tokens_fit_the_window_on_a_large_numeric_table(
+    source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table = numeric_table()
     target = table.text[151][5]
     script = GraphScript(
@@ -199,11 +201,10 @@ def test_prompt_and_max_tokens_fit_the_window_on_a_large_numeric_table(source: s
         actions=[_actions(("GetSharedNeighbours", ["A152", "F1"])), _actions(("AnswerQuestion", []))],
         answers=[json.dumps({"cells": ["F152"], "operation": "none", "explanation": "", "answer": [target]})],
     )
-    extra = {"context_tokens": 4096} if source == "setting" else {}
+    if source == "env":
+        monkeypatch.setenv("CELLTRACE_CONTEXT_TOKENS", "4096")
     with ScriptedLLM(script, n_ctx=4096 if source == "server" else None, tokenize=source == "server") as llm:
-        result = answer_question(
-            table, "What is measure 5 of row 150?", "llm", settings_for(llm.base_url, **extra)
-        )
+        result = answer_question(table, "What is measure 5 of row 150?", "llm", settings_for(llm.base_url))
         requests = llm.chat_requests
     assert result.status == "answered" and result.answer == [target]
     assert [e.address for e in result.evidence if e.role == "answer"] == ["F152"]

@@ -7,10 +7,14 @@ from graphotter_script import figure6_table
 
 from celltrace.prompts import load
 from celltrace.server.engine.actions import canonical_action, normalise_args, resolve
+from celltrace.server.engine.loop import execute
+from celltrace.server.engine.state import ReasoningState
 from celltrace.server.prompting import data_block, history_lines, render
+from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.schemas import Step, StepAction
+from celltrace.shared.table import Table
 
 GRAPH = CellGraph(figure6_table())
 
@@ -21,8 +25,8 @@ GRAPH = CellGraph(figure6_table())
 def test_templates_exist_and_name_the_paper_actions(name: str) -> None:
     text = load(name)
     assert text.strip()
-    if name in ("graph_thought", "graph_action"):
-        tools = load("graph_tools")
+    if name in ("graph_thought", "graph_action"):  # the Thought gets the tools, the Action their names
+        tools = load("graph_tools") if name == "graph_thought" else text
         assert all(
             a in tools for a in ("VisitNode", "GetAllNeighbours", "GetSharedNeighbours", "AnswerQuestion")
         )
@@ -106,3 +110,17 @@ def test_history_is_bounded_newest_first() -> None:
     short = history_lines(steps, 100)  # the newest step does not fit in full: one line each, oldest cut
     assert short[0] == "... 4 earlier steps not shown" and short[-1] == "Step 10: [\"VisitNode('q9')\"]"
     assert sum(estimate_tokens(line) + 1 for line in short[1:]) <= 100
+
+
+def test_a_long_neighbour_list_keeps_its_end() -> None:
+    """Past the cap a list shows its first cells and its last quarter (the total closing a column)."""
+    rows = [["region", "count"], *([f"place {r}", str(r)] for r in range(1, 70)), ["total", "2415"]]
+    table = Table(text=rows, title="places")
+    graph = CellGraph(table)
+    settings = Settings(_env_file=None, max_list_lines=40)  # type: ignore[call-arg]
+    state = ReasoningState("what is the total count?", table, graph, settings)
+    out = execute(state, StepAction(name="GetAllNeighbours", args=["B1"]))
+    shown = out.observation.split("Same column: ")[1]
+    assert shown.startswith("[B2 '1', B3 '2', ") and "B31 '30', ... 30 more ..., B62 '61', " in shown
+    assert shown.endswith("B70 '69', B71 '2415'].") and "B32 '31'" not in shown and "B61 '60'" not in shown
+    assert graph.node_at(70, 1).id in state.observed and graph.node_at(40, 1).id not in state.observed

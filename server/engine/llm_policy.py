@@ -9,7 +9,8 @@ each); the table gets what is left, in full when it fits, else as an outline (si
 headers, sample rows) so that other cells are reached through actions. The Action and Answer
 prompts get a short outline (at most `OUTLINE_SHARE` of the budget): the Action transcribes the
 Thought, which saw the table, and the Answer rests on the trace and the newest finding (paper
-§3.4), so neither needs the table again.
+§3.4), so neither needs the table again. Only the Thought prompt describes the functions; the Action
+prompt names them (its schema's enum).
 
 Trace initialisation: the model's picks ∩ the retriever's top `retrieval_pool` hits for the
 question, in the model's order, at most `trace_init_k`. When the intersection is empty, a ranked
@@ -268,7 +269,7 @@ class LLMPolicy:
         reply = self.client.complete("THOUGHT", self._messages(prompt), state.usage)
         thought = _THOUGHT_PREFIX.sub("", reply.strip(), count=1)
         context = self._context(state, "ACTION", thought)
-        prompt = render("graph_action", tools=self._tools, step=number, **context)
+        prompt = render("graph_action", step=number, **context)
         actions = self.client.complete_model(
             "ACTION", self._messages(prompt), _Actions, state.usage, ACTION_SCHEMA
         )
@@ -305,7 +306,8 @@ class LLMPolicy:
     def _budget(self, stage: str, template: str, question: str) -> int:
         """Dynamic-content tokens allowed in `stage`'s prompt (module docstring)."""
         s = self.settings
-        fixed = sum(estimate_tokens(t) for t in (self._system, self._tools, load(template), question))
+        tools = self._tools if stage == "THOUGHT" else ""
+        fixed = sum(estimate_tokens(t) for t in (self._system, tools, load(template), question))
         room = context_tokens(s) - s.max_tokens_for(stage) - fixed - FIXED_MARGIN
         return max(min(s.context_token_budget, room), 0)
 

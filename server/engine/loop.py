@@ -26,7 +26,7 @@ from celltrace.server.engine.actions import (
 )
 from celltrace.server.engine.policy import FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.prompting import cell, format_action, format_arg, node_list
+from celltrace.server.prompting import cell, format_action, format_arg, node_list, shown_nodes
 from celltrace.shared.errors import CelltraceError
 from celltrace.shared.graph import Node
 from celltrace.shared.schemas import Step, StepAction
@@ -134,7 +134,7 @@ def execute(state: ReasoningState, action: StepAction) -> Outcome:
     for arg in args[: ARITY[name]]:
         res = resolve(state.graph, state.retriever, arg, search=name == VISIT)
         if res.node is None:
-            state.observe([n.id for n in res.candidates[:limit]])
+            state.observe(_shown_ids(res.candidates, limit))
             return Outcome(res.failure(arg, limit), failed)
         nodes.append(res.node)
         if res.note:
@@ -154,9 +154,14 @@ def execute(state: ReasoningState, action: StepAction) -> Outcome:
     return out
 
 
+def _shown_ids(nodes: list[Node], limit: int) -> list[int]:
+    """Ids of the nodes `node_list(nodes, limit)` shows."""
+    return [n.id for part in shown_nodes(nodes, limit) for n in part]
+
+
 def _all_neighbours(state: ReasoningState, node: Node, limit: int) -> Outcome:
     same_row, same_col = ([n for n in group if not n.empty] for group in state.graph.neighbours(node))
-    state.observe([n.id for n in [*same_row[:limit], *same_col[:limit]]])
+    state.observe(_shown_ids(same_row, limit) + _shown_ids(same_col, limit))
     text = f"neighbours of {cell(node)}: Same row: {node_list(same_row, limit)}. " + (
         f"Same column: {node_list(same_col, limit)}."
     )
@@ -170,7 +175,7 @@ def _shared_neighbours(state: ReasoningState, a: Node, b: Node, limit: int) -> O
             f"failed:{SHARED_NEIGHBOURS}:{a.id}",
         )
     shared = [n for n in state.graph.shared_neighbours(a, b) if not n.empty]
-    state.observe([n.id for n in shared[:limit]])
+    state.observe(_shown_ids(shared, limit))
     relation = state.graph.relation(a, b)
     if relation is None:
         text = f"[{cell(a)}, {cell(b)}] has the following shared neighbors: {node_list(shared, limit)}."
