@@ -349,6 +349,16 @@ def test_502_llm_unauthorised_with_provider_message(llm_server: ScriptedLLM) -> 
     assert "Incorrect API key provided" in error["message"] and SECRET not in response.text
 
 
+@pytest.mark.parametrize(
+    ("fault", "code"), [(Fault.slow(3, "late"), "llm_timeout"), (Fault.status(500), "llm_error")]
+)
+def test_502_tells_a_timeout_from_an_http_error(llm_server: ScriptedLLM, fault: Fault, code: str) -> None:
+    llm_server.queue(fault)
+    with client(llm_settings(base_url=llm_server.base_url, request_timeout=0.5)) as c:
+        response = c.post("/v1/ask", json=ask_body(engine="llm"))
+    assert response.status_code == 502 and response.json()["error"]["code"] == code
+
+
 def test_409_engine_not_available() -> None:
     with client() as c:
         llm = c.post("/v1/ask", json=ask_body(engine="llm"))

@@ -71,7 +71,9 @@ def test_a1_names_end_to_end_with_json_schema(llm_server: ScriptedLLM) -> None:
     assert item["properties"]["function_name"]["enum"] == [
         "VisitNode", "GetAllNeighbours", "GetSharedNeighbours", "AnswerQuestion",
     ]  # fmt: skip
-    assert schema["properties"]["actions"]["maxItems"] and item["properties"]["parameters"]["maxItems"] == 2
+    parameters = item["properties"]["parameters"]
+    assert schema["properties"]["actions"]["maxItems"] and parameters["maxItems"] == 2
+    assert parameters["items"]["maxLength"] == 40
     assert "D2 'french-language workers'" in stages[0]  # nodes are shown by address
 
 

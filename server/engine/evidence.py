@@ -4,7 +4,9 @@ Answer role: cells whose text equals an answer value (numbers compare by value, 
 failing that, cells seen during the episode whose text equals an answer value; failing that (a
 computed answer), the numeric cells the model cited (the operands), else all cited cells.
 Header role: cited, trace or header-inferred context nodes that share a row or column with an
-answer cell (or lie on its inferred header path) and are not numeric data cells.
+answer cell (or lie on its inferred header path) and are not numeric data cells; and cited header
+cells apart from the answer's row and column (section labels above its row: the evidence follows
+what the model cited).
 """
 
 from __future__ import annotations
@@ -63,13 +65,15 @@ def split_evidence(
         return [], []
     answer_ids = {n.id for n in answer_nodes}
     on_path = {h.id for n in answer_nodes for h in headers.header_context(n)}
+    cited_ids = {n.id for n in cited}
     related: list[Node] = []
     for node in _unique([*cited, *(graph.node(i) for i in trace)]):
         if node.id in answer_ids or node.empty:
             continue
         shares = any(graph.relation(node, a) is not None for a in answer_nodes)
-        is_data = parse_number(node.text) is not None and not headers.is_header(node)
-        if node.id in on_path or (shares and not is_data):
+        header = headers.is_header(node)
+        is_data = parse_number(node.text) is not None and not header
+        if node.id in on_path or (shares and not is_data) or (header and node.id in cited_ids):
             related.append(node)
     return [n.id for n in answer_nodes], sorted(n.id for n in related)
 

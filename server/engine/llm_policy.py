@@ -150,7 +150,9 @@ FIXED_MARGIN = 64
 
 # ---- bounded JSON schemas sent as `response_format` (json_schema mode) ----------------------------------
 NODE_CHARS, NOTE_CHARS, ANSWER_ITEMS = 40, 120, 8
-"""Bounds that keep grammar-constrained replies short: small local models fill strings to the limit."""
+"""Bounds that keep grammar-constrained replies short: small local models fill strings to the limit.
+A node name or a VisitNode query gets `NODE_CHARS` (an address, or an address and a short text; a
+longer text cut there still resolves by its position or by keywords)."""
 
 
 def _strings(max_items: int, max_length: int) -> dict[str, Any]:
@@ -176,7 +178,7 @@ ACTION_SCHEMA = _object(
         "type": "array",
         "items": _object(
             function_name={"type": "string", "enum": list(CANONICAL)},
-            parameters=_strings(2, NODE_CHARS * 2),
+            parameters=_strings(2, NODE_CHARS),
         ),
         "minItems": 1,
         "maxItems": 3,
