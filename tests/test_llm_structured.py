@@ -170,8 +170,8 @@ def test_auto_returns_the_offline_answer_with_a_warning_when_the_endpoint_is_dow
     result = answer_question(figure6_table(), QUESTION, "auto", settings)
     assert time.monotonic() - started < 10
     offline = answer_question(figure6_table(), QUESTION, "offline", settings)
-    assert result.engine == "offline" and result.status == offline.status == "answered"
-    assert result.answer == offline.answer and result.error_code is None
+    assert result.engine == "offline" and result.status == offline.status  # answered or a best guess
+    assert result.answer == offline.answer and result.answer and result.error_code is None
     assert len(result.warnings) == 1 and "model was not used (llm_unreachable" in result.warnings[0]
 
 
