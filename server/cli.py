@@ -71,6 +71,11 @@ def _register(only: str | None = None) -> None:
 
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr and exit code 2."""
+    if sys.argv[1:] == ["--version"]:  # at once: without importing the commands (openpyxl, …)
+        try:
+            _print_version(True)
+        except typer.Exit:
+            return
     _register(next((arg for arg in sys.argv[1:2] if arg in COMMANDS), None))
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of exiting

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from test_clear_cli import run_main
@@ -18,6 +20,18 @@ BOOK = str(ROOT / "examples" / "financials.xlsx")
 def test_version(monkeypatch, capsys) -> None:
     code, out, _ = run_main(monkeypatch, capsys, "--version")
     assert code == 0 and out == f"celltrace {__version__}\n"
+
+
+def test_version_imports_no_command() -> None:
+    script = (
+        "import sys; sys.argv = ['celltrace', '--version']\n"
+        "from celltrace.server.cli import main; main()\n"
+        "print(sorted(m for m in ('openai', 'celltrace.server.commands.ask_cmd') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout == f"celltrace {__version__}\n[]\n"
 
 
 def test_swapped_arguments_say_so(monkeypatch, capsys) -> None:
