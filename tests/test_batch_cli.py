@@ -22,6 +22,7 @@ from celltrace.shared.xlsx_write import LOG_SHEET
 DATA = dev_data_dir() / "hitab_dev.jsonl"
 BROKEN = {5: "   ", 17: "\t\r\n", 33: "how many " * 1_200}  # row offset → question (10,800 characters)
 N = 50
+GREY = "FFD9D9D9"  # Colours().guess
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str):
@@ -217,30 +218,35 @@ def test_highlight_all_gives_each_question_a_colour_and_a_legend(book, monkeypat
         cell = EvidenceCell(
             sheet=table.sheet, address=f"B{4 + i}", rows=[3 + i], cols=[1], text="", role="answer"
         )
+        status = "abstained" if i == 3 else "answered"  # question 3: a low-confidence best guess
         return AskResult(
-            question=question, status="answered", engine="offline", answer=["x"], evidence=[cell]
+            question=question, status=status, engine="offline", answer=["x"], evidence=[cell], confidence=0.3
         )
 
     monkeypatch.setattr(batch_cmd, "_answer", answer)
     wb = openpyxl.load_workbook(book)
-    for i in range(3):
+    for i in range(4):
         wb["Q"].cell(i + 2, 1, f"question {i}")
     wb.save(book)
     code, out, err = run_main(
-        monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A4",
+        monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A5",
         "--highlight", "all",
     )  # fmt: skip
     assert code == 0, err
-    assert "question cell" in out and "Q!A2" in out  # a human table by default
+    assert out.startswith("Answers") and "Q!A2" in out  # a human table by default
     result = openpyxl.load_workbook(book.with_name("hitab.celltrace.xlsx"))
-    fills = [result["Data"][f"B{4 + i}"].fill.fgColor.rgb for i in range(3)]
-    assert len(set(fills)) == 3
+    fills = [result["Data"][f"B{4 + i}"].fill.fgColor.rgb for i in range(4)]
+    assert len(set(fills[:3])) == 3 and fills[3] == "FFD9D9D9"  # the best guess in the muted grey
+    assert GREY not in fills[:3]
+    assert result["Q"]["B5"].value.startswith("#ABSTAINED (best guess: x)")
+    assert result["Q"]["B5"].fill.fgColor.rgb == GREY and result["Q"]["B2"].fill.fill_type is None
     log = result[LOG_SHEET]
     columns = [c.value for c in log[1]]
     q_col, e_col = columns.index("question") + 1, columns.index("evidence") + 1
-    assert [log.cell(r, q_col).fill.fgColor.rgb for r in (2, 3, 4)] == fills  # the legend
+    assert [log.cell(r, q_col).fill.fgColor.rgb for r in (2, 3, 4, 5)] == fills  # the legend
     assert log.cell(1, q_col).comment is not None
-    assert [log.cell(r, e_col).hyperlink.location for r in (2, 3, 4)] == ["Data!B4", "Data!B5", "Data!B6"]
+    links = [log.cell(r, e_col).hyperlink.location for r in (2, 3, 4, 5)]
+    assert links == ["Data!B4", "Data!B5", "Data!B6", "Data!B7"]
 
 
 def test_llm_questions_are_answered_eight_at_once_by_default(book, monkeypatch, capsys) -> None:

@@ -51,6 +51,7 @@ from celltrace.shared.actions import (
     answer_cell_actions,
     answer_text,
     evidence_text,
+    is_best_guess,
     log_entry,
     one_line,
     question_colours,
@@ -136,7 +137,10 @@ def batch(
         ),
     ] = None,
     highlight: Annotated[
-        Highlight, typer.Option("--highlight", help="Evidence fills: none, the last answer's, or all.")
+        Highlight,
+        typer.Option(
+            "--highlight", help="Evidence fills: none, the last answer's, or all (best guesses in grey)."
+        ),
     ] = "none",
     out: OutOpt = None,
     in_place: InPlaceOpt = False,
@@ -148,7 +152,8 @@ def batch(
 ) -> None:
     """Answer every question in a column; answers, evidence addresses and a log row per question.
 
-    `--highlight all` gives each question its own colour; the log sheet's question cells show which.
+    `--highlight all` gives each answered question its own colour and every best guess the muted grey;
+    the log sheet's question cells show which.
     """
     started = time.perf_counter()
     plan = prepare(workbook, out, in_place)
@@ -173,7 +178,12 @@ def batch(
 
     results = run_questions(tbl, [q for _, q in rows], engine, workers)
 
-    actions: list[Action] = []
+    answered = [r for r in results if r.status == "answered"]
+    guesses = [r for r in results if is_best_guess(r)]
+    # best guesses first (muted), so an answer's colours win where their evidence overlaps
+    shown = [] if highlight == "none" else answered[-1:] if highlight == "last" else guesses + answered
+    colours = {id(r): question_colours(i) for i, r in enumerate(r for r in shown if r.status == "answered")}
+    actions: list[Action] = [Clear()] if shown else []  # first: it would also undo this run's guess fills
     for (row, _), result in zip(rows, results, strict=True):
         offset = row - q0
         actions += answer_cell_actions(result, a_sheet, cell_ref(a0 + offset, ac), overwrite=overwrite)
@@ -184,15 +194,13 @@ def batch(
                     sheet=e_sheet, address=cell_ref(e0 + offset, ec), value=found or None, overwrite=overwrite
                 )
             )
-    answered = [r for r in results if r.status == "answered"]
-    shown = [] if highlight == "none" else answered[-1:] if highlight == "last" else answered
-    colours = {id(r): question_colours(i) for i, r in enumerate(shown)}
-    if shown:
-        actions.append(Clear())
-        for result in shown:
-            actions += actions_for_answer(result, colours=colours[id(result)])
+    for result in shown:
+        actions += actions_for_answer(result, colours=colours.get(id(result)))
     address = tbl.origin.address if tbl.origin else ""
-    log = [log_entry(r, sheet=tbl.sheet, range_=address, colour=_answer_colour(colours, r)) for r in results]
+    log = [
+        log_entry(r, sheet=tbl.sheet, range_=address, colour=_answer_colour(colours, r, shown))
+        for r in results
+    ]
     report = finish(plan, actions, log)
     summary = {
         "n": len(results),
@@ -224,6 +232,8 @@ def batch(
     )
 
 
-def _answer_colour(colours: dict[int, Colours], result: AskResult) -> str | None:
-    chosen = colours.get(id(result))
-    return chosen.answer if chosen else None
+def _answer_colour(colours: dict[int, Colours], result: AskResult, shown: list[AskResult]) -> str | None:
+    """The legend colour: the question's answer colour, the muted fill of a best guess, None if unpainted."""
+    if not any(r is result for r in shown):
+        return None
+    return colours[id(result)].answer if id(result) in colours else Colours().guess
