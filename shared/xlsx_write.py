@@ -35,7 +35,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.xml.functions import fromstring, tostring
 
 from celltrace.shared.a1 import cell_ref, parse_range, range_ref
-from celltrace.shared.actions import Action, LogEntry
+from celltrace.shared.actions import Action, Clear, LogEntry
 from celltrace.shared.backend import (
     LOG_SHEET,
     NOTE_AUTHOR,
@@ -439,7 +439,10 @@ def append_log(wb: Workbook, entries: Sequence[LogEntry]) -> None:
 
 
 _LINK_FONT = Font(color="FF0563C1", underline="single")
-_LEGEND = "Fill: the colour this question's evidence is highlighted in (answer cells; headers lighter)."
+_LEGEND = (
+    "Fill: the colour this question's evidence is highlighted in (answer cells; headers lighter; grey: a"
+    " low-confidence best guess). No fill: its highlights were cleared or never made."
+)
 
 
 def _present(ws: Worksheet, row: int, entry: LogEntry) -> None:
@@ -454,6 +457,15 @@ def _present(ws: Worksheet, row: int, entry: LogEntry) -> None:
         header = ws.cell(1, columns.index("question") + 1)
         if header.comment is None:
             header.comment = _comment(_LEGEND, NOTE_AUTHOR)
+
+
+def fade_legend(wb: Workbook) -> None:
+    """Unfill the question cells of the rows already logged: a `Clear` removed the highlights their
+    colours stand for, so only the rows written after it keep a legend."""
+    column = LogEntry.columns().index("question") + 1
+    for ws in log_sheets(wb):
+        for row in range(2, ws.max_row + 1):
+            ws.cell(row, column).fill = PatternFill(fill_type=None)
 
 
 def drop_log(wb: Workbook) -> int:
@@ -481,6 +493,9 @@ def write_workbook(
     wb, notes = load_for_write(plan.source)
     if only_if_marked and not len(read_record(OpenpyxlBook(wb))) and not (remove_log and log_sheets(wb)):
         return WriteReport(output=plan.output, warnings=notes, written=False)
+    actions = list(actions)
+    if any(isinstance(a, Clear) for a in actions):
+        fade_legend(wb)  # before this run's rows are appended
     report = apply_actions(OpenpyxlBook(wb), actions, log=log)
     report.logs_dropped = drop_log(wb) if remove_log else 0
     save_atomic(wb, plan.output)

@@ -257,6 +257,27 @@ def test_replacing_highlights_with_clear_first(book: Path) -> None:
     assert snapshot(write(second, [Clear()], out=book.with_name("c.xlsx")).output) == before
 
 
+def test_a_clear_unfills_the_legend_of_earlier_log_rows(book: Path) -> None:
+    first, second = answered(*EVIDENCE), answered(ev("B5", "answer"))
+    log = [log_entry(first, sheet="Data", range_="A1:D6", colour="#FFD966")]
+    out = write(book, actions_for_answer(first), log=log).output
+    legend = LogEntry.columns().index("question") + 1
+    assert openpyxl.load_workbook(out)[LOG_SHEET].cell(2, legend).fill.fgColor.rgb == STRONG
+    # a new answer replaces the highlights: only its own row keeps a legend colour
+    log = [log_entry(second, sheet="Data", range_="A1:D6", colour="#9BC2E6")]
+    again = write(out, actions_for_answer(second, clear_previous=True), log=log, in_place=True).output
+    ws = openpyxl.load_workbook(again)[LOG_SHEET]
+    assert ws.cell(2, legend).fill.fill_type is None and ws.cell(3, legend).fill.fgColor.rgb == "FF9BC2E6"
+    assert ws.cell(1, legend).comment is not None
+    # a run that adds highlights without clearing leaves earlier legends alone
+    log = [log_entry(first, sheet="Data", range_="A1:D6")]
+    kept = write(again, [], log=log, in_place=True).output
+    assert openpyxl.load_workbook(kept)[LOG_SHEET].cell(3, legend).fill.fgColor.rgb == "FF9BC2E6"
+    cleared = write(kept, [Clear(values=True)], out=book.with_name("cleared.xlsx")).output
+    ws = openpyxl.load_workbook(cleared)[LOG_SHEET]
+    assert all(ws.cell(r, legend).fill.fill_type is None for r in range(2, ws.max_row + 1))
+
+
 def test_clear_keeps_edits_made_after_highlighting(book: Path) -> None:
     out = write(book, actions_for_answer(answered(*EVIDENCE))).output
     wb = openpyxl.load_workbook(out)
