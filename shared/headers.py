@@ -138,6 +138,7 @@ class HeaderModel:
 
         Header nodes: their ancestors then themselves. Data cells: `row path | column path`.
         """
+
         def join(nodes: list[Node]) -> str:
             return " > ".join(normalise_text(n.text) for n in nodes if n.text.strip())
 
@@ -157,7 +158,8 @@ class HeaderModel:
 
         Innermost first: a unit label on the row path (a unit column or a `percent` row), on the
         column path (unit rows included), a unit row whose unit is written at the left of its
-        group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`) unless
+        group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`, or the
+        full-width title lines at the top of the grid when they were selected with the table) unless
         the cell's labels name what the caption exempts.
         """
         rows, cols = self.row_path(node), self.col_path(node)
@@ -169,10 +171,21 @@ class HeaderModel:
             unit = self._unit_row_label(r, node.c0)
             if unit is not None:
                 return unit
-        caption = caption_unit(self.graph.table.title)
-        if caption is not None and caption.applies_to([n.text for n in [*rows, *cols]]):
+        titles = self._title_lines()
+        caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
+        labels = [n.text for n in [*rows, *cols] if n not in titles]
+        if caption is not None and caption.applies_to(labels):
             return caption.unit
         return None
+
+    def _title_lines(self) -> list[Node]:
+        """The full-width rows that open the header band (title, unit line), top first."""
+        lines: list[Node] = []
+        for r in range(self.header_rows):
+            if not _spans_row(self.graph, r):
+                break
+            lines.append(self.graph.node_at(r, 0))
+        return lines
 
     def _unit_row_label(self, r: int, c: int) -> str | None:
         """In a band row of unit labels only, the unit written at or left of column `c`."""

@@ -70,13 +70,31 @@ def test_unit_for_reads_unit_rows_labels_and_caption() -> None:
     assert h.header_rows == 2
     assert h.unit_for(g.node_at(2, 2)) == "percent"
     assert h.unit_for(g.node_at(2, 4)) == "number"
-    caption_only = CellGraph(Table(text=[["", "2017"], ["Revenue", "42"], ["Earnings per share", "1.5"]],
-                                   title=t.title))
+    caption_only = CellGraph(
+        Table(text=[["", "2017"], ["Revenue", "42"], ["Earnings per share", "1.5"]], title=t.title)
+    )
     h2 = infer_headers(caption_only)
     assert h2.unit_for(caption_only.node_at(1, 1)) == "millions"
     assert h2.unit_for(caption_only.node_at(2, 1)) is None
-    unit_column = CellGraph(Table(text=[["item", "unit", "2017"], ["wheat", "tonnes", "5"],
-                                        ["farms", "number", "7"]]))
+    # the same caption selected with the table: full-width lines at the top of the grid
+    in_grid = CellGraph(
+        Table(
+            text=[
+                ["Workers by sector", "", ""],
+                ["(in millions, except per share data)", "", ""],
+                ["", "2017", "2016"],
+                ["Revenue", "42", "40"],
+                ["Earnings per share", "1.5", "1.4"],
+            ],
+            merges=[(0, 0, 0, 2), (1, 0, 1, 2)],
+        )
+    )
+    h4 = infer_headers(in_grid)
+    assert h4.unit_for(in_grid.node_at(3, 1)) == "millions"
+    assert h4.unit_for(in_grid.node_at(4, 2)) is None
+    unit_column = CellGraph(
+        Table(text=[["item", "unit", "2017"], ["wheat", "tonnes", "5"], ["farms", "number", "7"]])
+    )
     h3 = infer_headers(unit_column)
     assert h3.unit_for(unit_column.node_at(1, 2)) == "tonnes"
     assert h3.unit_for(unit_column.node_at(2, 2)) == "number"
