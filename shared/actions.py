@@ -82,8 +82,10 @@ def question_colours(index: int) -> Colours:
 class _Located(BaseModel):
     """An action on one sheet range; a merged area is addressed as a whole (`A1:C1`)."""
 
-    sheet: str
-    address: str
+    sheet: str = Field(description="The worksheet's name.", examples=["Income Statement"])
+    address: str = Field(
+        description="A1 cell or range on that sheet; a merged area as a whole.", examples=["B10", "C3:E3"]
+    )
 
     @field_validator("address")
     @classmethod
@@ -92,9 +94,13 @@ class _Located(BaseModel):
 
 
 class Fill(_Located):
-    kind: Literal["fill"] = "fill"
-    colour: str
-    role: FillRole
+    """A solid fill on every cell of `address`."""
+
+    kind: Literal["fill"] = Field(default="fill", description="Action type: a fill.")
+    colour: str = Field(description="`#RRGGBB`.", examples=["#FFD966"])
+    role: FillRole = Field(
+        description="Which evidence it marks: answer (strong), header (light) or guess (a best guess, muted)."
+    )
 
     @field_validator("colour")
     @classmethod
@@ -105,8 +111,11 @@ class Fill(_Located):
 class Note(_Located):
     """A legacy note (tooltip comment) on the top-left cell of `address`."""
 
-    kind: Literal["note"] = "note"
-    text: str
+    kind: Literal["note"] = Field(default="note", description="Action type: a note.")
+    text: str = Field(
+        description="The note: question, answer, engine and confidence (appended to a user's note).",
+        examples=["celltrace\nQ: What was cargo revenue in 2016?\nA: 700 (millions)"],
+    )
 
 
 class SetValue(_Located):
@@ -116,30 +125,42 @@ class SetValue(_Located):
     the format applies to numbers only (never to text, so text cannot turn into a number).
     """
 
-    kind: Literal["set_value"] = "set_value"
-    value: str | int | float | bool | None
-    overwrite: bool = False
-    number_format: str | None = Field(default=None, max_length=255)
+    kind: Literal["set_value"] = Field(default="set_value", description="Action type: write a value.")
+    value: str | int | float | bool | None = Field(
+        description="The value to write (null empties the cell).", examples=[8902, "South"]
+    )
+    overwrite: bool = Field(default=False, description="Write even when the cell is not empty.")
+    number_format: str | None = Field(
+        default=None,
+        max_length=255,
+        description="Excel number format for a number value (the answer's source format).",
+        examples=['"$"#,##0'],
+    )
 
     def format_for_number(self) -> str | None:
         """`number_format` when `value` is a number (bools are not), else None."""
         is_number = isinstance(self.value, int | float) and not isinstance(self.value, bool)
         return self.number_format if is_number else None
-    restorable: bool = False
+
+    restorable: bool = Field(
+        default=False, description="Record the previous value, so a clear with `values` puts it back."
+    )
     """Keep the cell's previous value in the restore record, so `Clear` removes this answer again."""
 
 
 class Select(_Located):
-    kind: Literal["select"] = "select"
+    """Select `address` (and show its sheet)."""
+
+    kind: Literal["select"] = Field(default="select", description="Action type: select a range.")
 
 
 class Clear(BaseModel):
     """Remove every highlight and note carrying `tag`, restoring what was there before; with
     `values`, also the answers written into cells (`celltrace clear`; a new answer keeps them)."""
 
-    kind: Literal["clear"] = "clear"
-    tag: str = RECORD_TAG
-    values: bool = False
+    kind: Literal["clear"] = Field(default="clear", description="Action type: undo earlier highlights.")
+    tag: str = Field(default=RECORD_TAG, description="Only what was written under this tag is undone.")
+    values: bool = Field(default=False, description="Also remove answers written into cells.")
 
 
 Action = Annotated[Fill | Note | SetValue | Select | Clear, Field(discriminator="kind")]
@@ -359,12 +380,21 @@ def answer_cell_actions(
 
 
 def _written(
-    sheet: str, address: str, value: str | int | float, number_format: str | None, overwrite: bool,
-    guess_colour: str | None, restorable: bool = False,
+    sheet: str,
+    address: str,
+    value: str | int | float,
+    number_format: str | None,
+    overwrite: bool,
+    guess_colour: str | None,
+    restorable: bool = False,
 ) -> list[Action]:
     actions: list[Action] = [
         SetValue(
-            sheet=sheet, address=address, value=value, overwrite=overwrite, number_format=number_format,
+            sheet=sheet,
+            address=address,
+            value=value,
+            overwrite=overwrite,
+            number_format=number_format,
             restorable=restorable,
         )
     ]

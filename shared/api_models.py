@@ -91,7 +91,6 @@ class AskRequest(TableRequest):
     )
 
 
-
 class LongformRequest(TableRequest):
     """`POST /v1/longform` and `POST /v1/longform/stream`; `plan` (sub-questions) skips planning."""
 
@@ -119,7 +118,9 @@ class AskResponse(AskResult):
 class LongformResponse(LongformResult):
     """The `longform --json` shape plus the write-back actions the add-in applies."""
 
-    actions: list[Action] = Field(default_factory=list)
+    actions: list[Action] = Field(
+        default_factory=list, description="Write-back actions (fills, note, selection)."
+    )
 
 
 class StepEvent(BaseModel):

@@ -212,28 +212,37 @@ class PlanItem(BaseModel):
     program failed (`llm_fallback`, not grounded in a program), or nothing (`error`).
     """
 
-    question: str
-    answer: str | None = None
-    program: str | None = None
-    program_output: Any = None
-    source: Source = "error"
-    error: str | None = None
+    question: str = Field(description="The sub-question.", examples=["What was cargo revenue in 2016?"])
+    answer: str | None = Field(default=None, description="Its answer (null when there is none).")
+    program: str | None = Field(default=None, description="The program that computed it (Python source).")
+    program_output: Any = Field(default=None, description="The program's JSON result.")
+    source: Source = Field(
+        default="error",
+        description="Where the answer comes from: program, llm_fallback (not grounded) or error (none).",
+    )
+    error: str | None = Field(default=None, description="Why no program answered.")
 
 
 class LongformResult(BaseModel):
     """`celltrace longform --json` (exact contract) and the eval harness's long-form prediction."""
 
-    question: str
-    status: Literal["answered", "failed"]
-    error: str | None = None
-    answer: str = ""
-    plan: list[PlanItem] = Field(default_factory=list)
-    iterations: int = 0
-    evidence: list[EvidenceCell] = Field(default_factory=list)
-    unsupported_numbers: list[str] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    seconds: float = 0.0
-    error_code: str | None = None
+    question: str = Field(description="The question as answered.", examples=["How did revenue develop?"])
+    status: Literal["answered", "failed"] = Field(description="answered, or failed (see `error`).")
+    error: str | None = Field(default=None, description="Why it failed.")
+    answer: str = Field(default="", description="The answer paragraph.")
+    plan: list[PlanItem] = Field(default_factory=list, description="The sub-questions with their answers.")
+    iterations: int = Field(default=0, description="Rounds of solving and plan checking run.")
+    evidence: list[EvidenceCell] = Field(
+        default_factory=list, description="Answer cells of the program-backed sub-answers and their headers."
+    )
+    unsupported_numbers: list[str] = Field(
+        default_factory=list, description="Numbers in the paragraph that no sub-answer or cell supports."
+    )
+    usage: Usage = Field(default_factory=Usage, description="LLM calls and tokens.")
+    seconds: float = Field(default=0.0, description="Wall time of the answer.")
+    error_code: str | None = Field(
+        default=None, description="Machine-readable kind of an LLM failure (`llm_unreachable`, …)."
+    )
 
 
 class LongformStep(BaseModel):

@@ -72,6 +72,19 @@ def test_every_request_and_table_field_is_described(request_model: str) -> None:
     assert "0-based" in merges["description"] and merges["examples"] == [[[0, 1, 0, 2]]]
 
 
+@pytest.mark.parametrize(
+    "response_model", ["AskResponse", "LongformResponse", "GraphResult", "HealthResponse"]
+)
+def test_every_response_field_is_described(response_model: str) -> None:
+    with client() as c:
+        spec = c.get("/openapi.json").json()
+    components = spec["components"]["schemas"]
+    fields = _fields({"$ref": f"#/components/schemas/{response_model}"}, components, set())
+    assert [f for f, prop in fields if not prop.get("description")] == []
+    if response_model in ("AskResponse", "LongformResponse"):  # the write-back actions are walked too
+        assert {"actions", "colour", "number_format", "restorable"} <= {f for f, _ in fields}
+
+
 def test_ask_documents_the_multipart_form() -> None:
     with client() as c:
         spec = c.get("/openapi.json").json()
