@@ -38,6 +38,7 @@ if CHROMIUM is None:
     )
 
 STUB = (Path(__file__).parent / "fixtures" / "office_stub.js").read_text(encoding="utf-8")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "financials.xlsx"
 SHOTS = Path(os.environ.get("CELLTRACE_SCREENSHOTS", tempfile.gettempdir()))
 ARGS = [
     "--headless",
@@ -101,8 +102,11 @@ def workbook() -> dict[str, Any]:
     }
 
 
-SERVER_ENV = {"CELLTRACE_DENSE_RETRIEVAL": "false", "CELLTRACE_TOKEN": "",
-              "CELLTRACE_OFFLINE_MIN_CONFIDENCE": "0"}
+SERVER_ENV = {
+    "CELLTRACE_DENSE_RETRIEVAL": "false",
+    "CELLTRACE_TOKEN": "",
+    "CELLTRACE_OFFLINE_MIN_CONFIDENCE": "0",
+}
 """These tests exercise how the pane writes answers; with no abstain threshold every offline answer is
 written as an answer (the calibrated model would call some of these small tables' answers best guesses)."""
 
@@ -121,9 +125,35 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def open_pane(browser: Any, url: str) -> Any:
+def statement_workbook() -> dict[str, Any]:
+    """The example's income statement as the stub's workbook (Operations!A1:H28: title and unit
+    lines, headers merged over years and row groups, numbers with their display text), selected."""
+    from celltrace.shared.xlsx_read import read_table
+
+    table = read_table(EXAMPLE, sheet="Operations", range="A1:H28")
+    cells = {
+        f"{r},{c}": {"value": value, "text": text}
+        for r, (texts, values) in enumerate(zip(table.text, table.values or [], strict=True))
+        for c, (text, value) in enumerate(zip(texts, values, strict=True))
+        if text or value is not None
+    }
+    return {
+        "name": EXAMPLE.name,
+        "active": "Operations",
+        "sheets": [{"name": "Operations", "cells": cells, "merges": [list(m) for m in table.merges]}],
+        "selection": {
+            "sheet": "Operations",
+            "r0": 0,
+            "c0": 0,
+            "r1": table.n_rows - 1,
+            "c1": table.n_cols - 1,
+        },
+    }
+
+
+def open_pane(browser: Any, url: str, book: dict[str, Any] | None = None) -> Any:
     page = browser.new_page(viewport={"width": 380, "height": 1100})
-    page.add_init_script(f"window.__workbook = {json.dumps(workbook())};")
+    page.add_init_script(f"window.__workbook = {json.dumps(book or workbook())};")
     page.route(
         "https://appsforoffice.microsoft.com/**",
         lambda route: route.fulfill(status=200, content_type="text/javascript", body=STUB),
@@ -216,6 +246,60 @@ def test_ask_highlights_notes_writes_and_clears(server: str, browser: Any) -> No
     page.screenshot(path=str(SHOTS / "celltrace_pane_cleared.png"), full_page=True)
     assert page.errors == []
     page.close()
+
+
+def test_statement_answer_shows_unit_confidence_and_evidence(server: str, browser: Any) -> None:
+    page = open_pane(browser, server, statement_workbook())
+    ask(page, "What was passenger revenue in the three months ended December 31, 2016?", "Operations!J2")
+    assert page.text_content("#answer") == "$8,902"
+    meta = page.text_content("#answer-meta")
+    assert meta.startswith("unit: $ millions · confidence: ") and "engine: offline" in meta
+    confidence = int(meta.split("confidence: ")[1].split("%")[0])
+    assert 0 <= confidence <= 100
+    evidence = page.locator("#evidence li").all_text_contents()
+    assert evidence[0] == "answerOperations!G5  $8,902" and any("Operations!F3:G3" in e for e in evidence)
+    svg = urllib.parse.unquote(page.get_attribute("#picture", "src").split(",", 1)[1])
+    assert "Answer: $8,902" in svg and "Passenger" in svg
+    page.screenshot(path=str(SHOTS / "celltrace_pane_statement.png"), full_page=True)
+    page.click("#picture")
+    page.locator(".picture-box").screenshot(path=str(SHOTS / "celltrace_pane_statement_picture.png"))
+    answer_cell = cell(book(page), "J2", sheet="Operations")
+    assert answer_cell["value"] == 8902 and answer_cell["numberFormat"] == '"$"#,##0'
+    assert page.errors == []
+    page.close()
+
+
+def test_pane_asks_for_the_token_once_and_keeps_it(browser: Any) -> None:
+    token = "pane-test-token"
+    question = "What was the revenue of South in 2024?"
+    with running_server(SERVER_ENV | {"CELLTRACE_TOKEN": token}) as (_, url):
+        page = open_pane(browser, url)
+        assert page.evaluate("document.getElementById('settings').open") is False
+        before = book(page)
+        page.fill("#question", question)
+        page.select_option("#engine", "offline")
+        page.click("#ask")
+        page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+        assert "needs a token" in page.text_content("#error")
+        assert page.evaluate("document.getElementById('settings').open")  # the pane asks for it
+        assert page.evaluate("document.activeElement.id") == "token"
+        page.screenshot(path=str(SHOTS / "celltrace_pane_token.png"), full_page=True)
+        assert book(page)["sheets"] == before["sheets"]
+        page.fill("#token", token)
+        page.click("#save-token")
+        assert page.is_hidden("#error") and not page.evaluate("document.getElementById('settings').open")
+        ask(page, question, "Report!G2")
+        assert page.text_content("#answer") == "90" and "confidence: " in page.text_content("#answer-meta")
+        assert page.evaluate("localStorage.getItem('celltrace.token')") == token
+
+        page.reload()  # a new session of the pane: the stored token is used, nothing is asked
+        page.wait_for_function("() => document.getElementById('server-status').textContent.length > 0")
+        assert page.input_value("#token") == token
+        ask(page, question, "Report!G2")
+        assert page.text_content("#answer") == "90" and page.is_hidden("#error")
+        assert not page.evaluate("document.getElementById('settings').open")
+        assert page.errors == []
+        page.close()
 
 
 def test_text_answer_stays_text_and_a_users_note_is_kept(server: str, browser: Any) -> None:

@@ -114,9 +114,16 @@
     } catch (exc) {
       finishSteps();
       setError(exc.message || String(exc));
+      if (exc.code === "unauthorized") askForToken();
     } finally {
       $("ask").disabled = false;
     }
+  }
+
+  // The server wants a token the pane does not have (or a wrong one): open Settings at the field.
+  function askForToken() {
+    $("settings").open = true;
+    $("token").focus();
   }
 
   async function onClear() {
@@ -147,6 +154,8 @@
     $("save-token").addEventListener("click", () => {
       celltraceApi.setToken($("token").value.trim());
       $("server-status").textContent = "Token saved.";
+      $("settings").open = false;
+      setError("");
     });
     checkServer();
   }
