@@ -367,9 +367,9 @@ class _Zygote:
         prefix = _outer_prefix(wrapper, self.workdir, prelude_module)
         try:
             self.proc = subprocess.Popen(
-                [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""], stdin=theirs.fileno(),
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={}, cwd=self.workdir,
-                start_new_session=True, close_fds=True)
+                [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""],
+                stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={},
+                cwd=self.workdir, start_new_session=True, close_fds=True)
         finally:
             theirs.close()
         self.sock = ours
