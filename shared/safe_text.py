@@ -12,9 +12,10 @@ import math
 import re
 import unicodedata
 from copy import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openpyxl.cell.cell import Cell
+if TYPE_CHECKING:  # only annotations: `--help` and question cleaning need no openpyxl import
+    from openpyxl.cell.cell import Cell
 
 RISKY_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 EXCEL_CELL_MAX_CHARS = 32_767

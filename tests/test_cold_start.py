@@ -14,14 +14,15 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "financials.xlsx"
 HEAVY = ("openai", "httpx", "fastapi", "uvicorn", "torch", "sentence_transformers", "networkx")
 
 
-def loaded_after(*argv: str) -> list[str]:
-    """The HEAVY modules in `sys.modules` after running `celltrace ARGV` in a fresh interpreter."""
+def loaded_after(*argv: str, modules: tuple[str, ...] = HEAVY) -> list[str]:
+    """The `modules` (default HEAVY) in `sys.modules` after running `celltrace ARGV` in a fresh
+    interpreter."""
     code = (
         "import json, sys\n"
         f"sys.argv = ['celltrace', *{list(argv)!r}]\n"
         "from celltrace.server.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+        f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
@@ -35,6 +36,11 @@ def test_help_loads_no_heavy_module(argv: tuple[str, ...]) -> None:
     assert "openai" not in loaded and "torch" not in loaded and "fastapi" not in loaded
     if argv != ("--help",):
         assert loaded == []
+
+
+def test_root_help_loads_no_workbook_library() -> None:
+    # the command list needs no openpyxl (question cleaning imports it for annotations only)
+    assert loaded_after("--help", modules=("openpyxl", *HEAVY)) == []
 
 
 def test_offline_ask_loads_no_llm_client_nor_model() -> None:
