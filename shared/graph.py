@@ -9,16 +9,15 @@ memory O(cells). Node ids are row-major by anchor (top-left cell), so they are d
 
 from __future__ import annotations
 
-import threading
 import unicodedata
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from celltrace.shared.a1 import col_letter
-from celltrace.shared.table import Origin, Table
+from celltrace.shared.lru import WeightedLru
+from celltrace.shared.table import Table
 
 Relation = Literal["same_row", "same_column"]
 
@@ -263,8 +262,7 @@ class CellGraph:
         return self.table.address(node.r0, node.c0, node.r1, node.c1)
 
 
-_graph_lock = threading.Lock()
-_graphs: OrderedDict[tuple[str, Origin | None], CellGraph] = OrderedDict()
+_graphs: WeightedLru[CellGraph] = WeightedLru(GRAPH_CACHE_CELLS, lambda g: g.n_rows * g.n_cols)
 
 
 def graph_of(table: Table) -> CellGraph:
@@ -274,21 +272,4 @@ def graph_of(table: Table) -> CellGraph:
     Bounded LRU of at most `GRAPH_CACHE_CELLS` grid cells (a larger table is built, not kept).
     Graphs are read-only, so threads may share them.
     """
-    key = (table.content_hash(), table.origin)
-    with _graph_lock:
-        graph = _graphs.get(key)
-        if graph is not None:
-            _graphs.move_to_end(key)
-            return graph
-    graph = CellGraph(table)
-    cells = table.n_rows * table.n_cols
-    if cells > GRAPH_CACHE_CELLS:
-        return graph
-    with _graph_lock:
-        graph = _graphs.setdefault(key, graph)
-        _graphs.move_to_end(key)
-        total = sum(g.n_rows * g.n_cols for g in _graphs.values())
-        while total > GRAPH_CACHE_CELLS:
-            _, dropped = _graphs.popitem(last=False)
-            total -= dropped.n_rows * dropped.n_cols
-    return graph
+    return _graphs.get_or_build((table.content_hash(), table.origin), lambda: CellGraph(table))

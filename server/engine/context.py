@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import CellGraph, graph_of
 from celltrace.shared.headers import HeaderModel, infer_headers
-from celltrace.shared.table import Origin, Table
+from celltrace.shared.lru import WeightedLru
+from celltrace.shared.table import Table
 
 CACHE_SIZE = 64
 """Tables whose graph and retriever stay cached (LRU)."""
@@ -29,26 +29,18 @@ class TableContext:
 
 
 _lock = threading.Lock()
-_contexts: OrderedDict[tuple[str, Origin | None, bool], TableContext] = OrderedDict()
+_contexts: WeightedLru[TableContext] = WeightedLru(CACHE_SIZE)
 _headers: weakref.WeakKeyDictionary[CellGraph, HeaderModel] = weakref.WeakKeyDictionary()
 
 
 def table_context(table: Table, dense: bool) -> TableContext:
     """The cached graph and retriever of `table` (built on first use)."""
-    key = (table.content_hash(), table.origin, dense)
-    with _lock:
-        ctx = _contexts.get(key)
-        if ctx is not None:
-            _contexts.move_to_end(key)
-            return ctx
-    graph = graph_of(table)
-    ctx = TableContext(graph, Retriever(graph, dense=dense))
-    with _lock:
-        ctx = _contexts.setdefault(key, ctx)
-        _contexts.move_to_end(key)
-        while len(_contexts) > CACHE_SIZE:
-            _contexts.popitem(last=False)
-    return ctx
+
+    def build() -> TableContext:
+        graph = graph_of(table)
+        return TableContext(graph, Retriever(graph, dense=dense))
+
+    return _contexts.get_or_build((table.content_hash(), table.origin, dense), build)
 
 
 def headers_of(graph: CellGraph) -> HeaderModel:
