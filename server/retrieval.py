@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import re
 import threading
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 import numpy as np
@@ -29,6 +31,7 @@ import snowballstemmer
 
 from celltrace.server.embedding import Embedder, get_cache, get_embedder, query_vectors
 from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.numbers import parse_number_info
 
 EMBED_THRESHOLD = 0.55
 """Cosine cut-off for embedding hits with all-MiniLM-L6-v2 (paper's 0.9 was for gte-base).
@@ -51,9 +54,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 """General English function words ignored by keyword matching (never table- or dataset-specific)."""
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
-_NUMBER_TEXT = re.compile(r"^\s*[-−–]?\s*[$€£¥]?\s*\(?\s*[-−–]?\d[\d,]*(?:\.\d+)?\s*\)?\s*%?\s*$")
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_LOCK = threading.Lock()
 
@@ -89,11 +90,6 @@ def canonical_number(token: str) -> str | None:
     if "." in t:
         t = t.rstrip("0").rstrip(".")
     return t.lstrip("0") or "0"
-
-
-def is_numeric_text(text: str) -> bool:
-    """True for displayed numbers: `1,234`, `(7.8)`, `$5,813`, `24.5%`, `-3`."""
-    return bool(_NUMBER_TEXT.match(text))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -148,7 +144,7 @@ class Retriever:
             if known is None:
                 norm = normalise_text(n.text)
                 toks = _tokens_of(norm)
-                number = _number_of(norm) if is_numeric_text(n.text) else None
+                number = _cell_number(n.text)
                 known = seen[n.text] = (norm, toks, number, set(toks))
             nid = n.id
             norm, toks_of[nid], numbers[nid], distinct = known
@@ -183,7 +179,7 @@ class Retriever:
             return []
         for nid in self._by_norm.get(q_norm, []):
             offer(nid, 1.0, "exact")
-        q_num = _cell_number(query) if is_numeric_text(query) else None
+        q_num = _cell_number(query)
         if q_num is not None:
             for nid, num in self.number.items():
                 if num == q_num:
@@ -276,20 +272,12 @@ class Retriever:
 
 
 def _cell_number(text: str) -> str | None:
-    """Canonical magnitude of a displayed number, signed: `(7.8)` → `-7.8`, `$1,234` → `1234`."""
-    return _number_of(normalise_text(text))
-
-
-def _number_of(t: str) -> str | None:
-    """`_cell_number` of text already passed through `normalise_text`."""
-    neg = "(" in t or t.lstrip("$€£¥ ").startswith(("-", "−", "–"))
-    digits = _DIGITS.search(t)
-    if digits is None:
+    """Canonical magnitude of a displayed number (`is_number_text`), signed: `(7.8)` → `-7.8`,
+    `$1,234` → `1234`, `1.2E+05` → `120000`, `24.5%` → `24.5`; None for any other text."""
+    info = parse_number_info(text)
+    if info is None or not math.isfinite(info.value):
         return None
-    num = canonical_number(digits.group())
-    if num is None:
-        return None
-    return "-" + num if neg and num != "0" else num
+    return "0" if info.value == 0 else format(Decimal(repr(info.value)).normalize(), "f")
 
 
 def _top(hits: list[Hit], k: int, n_total: int, ties: bool = True) -> list[Hit]:

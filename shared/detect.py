@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
-from celltrace.shared.headers import is_number_text
+from celltrace.shared.numbers import is_number_text
 from celltrace.shared.table import Origin, Table
 
 _WORD = re.compile(r"[^\W_]+")
@@ -101,7 +101,7 @@ def _row_kind(graph: CellGraph, r: int) -> str:
 def _is_number(node: Node) -> bool:
     if isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return not (1800 <= node.value <= 2100 and float(node.value).is_integer())
-    return is_number_text(node.text)
+    return is_number_text(node.text, years_as_labels=True)
 
 
 def _runs(kinds: list[str]) -> list[tuple[int, int]]:

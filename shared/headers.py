@@ -23,27 +23,11 @@ row-header columns; the rest is the data region. Cues, in order of use:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.numbers import is_number_text
 from celltrace.shared.units import caption_unit, label_unit
-
-_NUMBER = re.compile(r"^[-−–+]?\s*[$€£¥]?\s*\(?\s*[-−–]?\s*[$€£¥]?\d[\d,]*(?:\.\d+)?\s*\)?\s*%?$")
-_YEAR = re.compile(
-    r"^(?:fy\s*|fiscal\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{2,4})?(?:\s*\(\w{1,3}\))?\s*\*?$"
-)
-
-
-def is_number_text(text: str) -> bool:
-    """A displayed number (`1,234`, `(7.8)`, `$5`, `24.5%`) that is not a year label."""
-    t = normalise_text(text)
-    return bool(t) and bool(_NUMBER.match(t)) and not is_year_text(t)
-
-
-def is_year_text(text: str) -> bool:
-    """Year-like labels: `2017`, `fy 2018`, `2017-18`, `2018 (a)`."""
-    return bool(_YEAR.match(normalise_text(text)))
 
 
 def indent_of(text: str) -> int:
@@ -241,7 +225,7 @@ class HeaderModel:
 def _kind(node: Node) -> str:
     if node.empty:
         return "empty"
-    if is_number_text(node.text):
+    if is_number_text(node.text, years_as_labels=True):
         return "number"
     return "text"
 

@@ -3,6 +3,12 @@
 Parsing is deliberately conservative: a string is a number only when it is one number, written in
 the en-US style tables use, with optional sign, currency, percent and footnote marker. Anything
 else (words, ranges, dates, European ``1.234,56``) gives ``None`` so callers never act on a guess.
+
+This is the one number classifier: header inference, table detection, retrieval, the offline
+operations and the metrics decide "is this text a number" with :func:`is_number_text` /
+:func:`parse_number_info`, so ``12.5*``, ``USD 5``, ``1.2E+05`` and ``₹1,234`` are numbers
+everywhere. Finding numbers inside prose (faithfulness) builds on the same pieces
+(:data:`CURRENCY`, :data:`MINUSES`, :data:`EXPONENT`).
 """
 
 from __future__ import annotations
@@ -12,25 +18,39 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["NumberInfo", "format_number", "parse_number", "parse_number_info"]
+from celltrace.shared.graph import normalise_text
+
+__all__ = [
+    "CURRENCY", "EXPONENT", "MINUSES", "NumberInfo", "format_number", "is_number_text", "is_year_text",
+    "parse_number", "parse_number_info",
+]
 
 _CTX = Context(prec=400, rounding=ROUND_HALF_UP)
 _MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"  # − ‒ – ﹣ － (not the em dash, which means "none")
 _SPACES = "\u00a0\u2007\u2009\u202f"  # NBSP, figure, thin and narrow spaces
-_CURRENCY = r"(?:[A-Z]{1,2}\$|\$|€|£|¥|₹|₩|₽|₺|₪|฿|₫|₱|CHF|USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|Rs\.?)"
+CURRENCY = r"(?:[A-Z]{1,2}\$|\$|€|£|¥|₹|₩|₽|₺|₪|฿|₫|₱|CHF|USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|Rs\.?)"
+"""A currency symbol or code (a regex; letters match in any case: ``usd 5`` after case-folding)."""
+MINUSES = _MINUSES
+"""Characters read as a minus sign besides ``-``."""
+EXPONENT = r"(?:[eE][+-]?\d{1,3})"
+"""A scientific-notation exponent (``E+05``)."""
 _NUM = (
     r"(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?"  # 1,234 / 1,234.5
     r"|\d{1,3}(?: \d{3})+(?:\.\d*)?"  # 1 234 567 (groups of exactly three)
     r"|\d+(?:\.\d*)?|\.\d+)"  # 1234 / 12.5 / 5. / .5
-    r"(?:[eE][+-]?\d{1,3})?"  # 1.23E+05
+    rf"{EXPONENT}?"  # 1.23E+05
 )
 _BODY_RE = re.compile(
-    rf"(?P<s1>[+-])?\s*(?P<c1>{_CURRENCY})?\s*(?P<s2>[+-])?\s*(?P<num>{_NUM})"
-    rf"\s*(?P<pct>%)?\s*(?P<c2>{_CURRENCY})?"
+    rf"(?P<s1>[+-])?\s*(?P<c1>{CURRENCY})?\s*(?P<s2>[+-])?\s*(?P<num>{_NUM})"
+    rf"\s*(?P<pct>%)?\s*(?P<c2>{CURRENCY})?",
+    re.IGNORECASE,
 )
-_PARENS_RE = re.compile(rf"(?P<c>{_CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?")
+_PARENS_RE = re.compile(rf"(?P<c>{CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?", re.IGNORECASE)
 _FOOTNOTE_RE = re.compile(r"\s*[*†‡]+$")
 _EXPONENT_RE = re.compile("[eE]")
+_YEAR = re.compile(
+    r"^(?:fy\s*|fiscal\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{2,4})?(?:\s*\(\w{1,3}\))?\s*\*?$"
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +123,22 @@ def parse_number_info(text: str | float | None) -> NumberInfo | None:
     mantissa = _EXPONENT_RE.split(num)[0]
     decimals = len(mantissa.partition(".")[2])
     return NumberInfo(value, outer_pct or bool(m["pct"]), currencies[0] if currencies else None, decimals)
+
+
+def is_year_text(text: str) -> bool:
+    """A year label: ``2017``, ``fy 2018``, ``fiscal 2018``, ``2017-18``, ``2018 (a)``, ``2017*``."""
+    return bool(_YEAR.match(normalise_text(text)))
+
+
+def is_number_text(text: str, *, years_as_labels: bool = False) -> bool:
+    """``text`` is one displayed number (:func:`parse_number_info`): ``1,234``, ``(7.8)``, ``USD 5``,
+    ``12.5*``, ``1.2E+05``, ``24.5%``.
+
+    ``years_as_labels``: a year label (:func:`is_year_text`, ``2017``) is not a number. Header
+    inference and table detection read years as labels (a row of years heads the columns below it);
+    retrieval and the arithmetic read them as numbers.
+    """
+    return parse_number_info(text) is not None and not (years_as_labels and is_year_text(text))
 
 
 def parse_number(text: str | float | None) -> float | None:

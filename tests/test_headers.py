@@ -5,7 +5,8 @@ from __future__ import annotations
 from tables import statement
 
 from celltrace.shared.graph import CellGraph
-from celltrace.shared.headers import infer_headers, is_number_text, is_year_text
+from celltrace.shared.headers import infer_headers
+from celltrace.shared.numbers import is_number_text, is_year_text
 from celltrace.shared.table import Table
 
 
@@ -98,7 +99,8 @@ def test_year_rows_and_columns_are_labels() -> None:
     h = infer_headers(CellGraph(t))
     assert (h.header_rows, h.header_cols) == (1, 1)
     assert is_year_text("fy 2018") and is_year_text("2017-18") and not is_year_text("12")
-    assert is_number_text("(7.8)") and is_number_text("$5,813") and not is_number_text("2017")
+    assert is_number_text("(7.8)") and is_number_text("$5,813") and is_number_text("2017")
+    assert not is_number_text("2017", years_as_labels=True)
 
 
 def test_text_only_table_keeps_first_row_and_column() -> None:

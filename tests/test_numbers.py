@@ -217,3 +217,28 @@ def test_excel_display_parses_to_rounded_value(x: float, code: str) -> None:
     parsed = parse_number(format_value(x, code))
     assert parsed is not None
     assert parsed == pytest.approx(x, abs=0.5 + 1e-6)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("12.5*", 12.5), ("USD 5", 5.0), ("1.2E+05", 120000.0), ("₹1,234", 1234.0)]
+)
+def test_one_classifier_everywhere(text: str, value: float) -> None:
+    """Header inference, retrieval, the operations, the metrics and faithfulness read the same number."""
+    from celltrace.server.evaluation.metrics import em_strict
+    from celltrace.server.longform.faithfulness import unsupported_numbers
+    from celltrace.server.offline.operations import parse
+    from celltrace.server.retrieval import Retriever
+    from celltrace.shared.graph import CellGraph
+    from celltrace.shared.headers import infer_headers
+    from celltrace.shared.numbers import is_number_text
+    from celltrace.shared.table import Table
+
+    assert is_number_text(text) and is_number_text(text, years_as_labels=True)
+    graph = CellGraph(Table(text=[["", "a", "b"], ["x", text, "1"], ["y", "2", "3"]]))
+    assert (infer_headers(graph).header_rows, infer_headers(graph).header_cols) == (1, 1)  # a data row
+    hits = Retriever(graph, dense=False).search(format_number(value))
+    assert [(h.node.text, h.how) for h in hits[:1]] == [(text, "number")]
+    num = parse(text)
+    assert num is not None and num.value == value
+    assert em_strict([text], [format_number(value)])
+    assert unsupported_numbers(f"It was {text}.", "", [], [], [value]) == []

@@ -4,11 +4,13 @@ Every item is first put in *basic form*: Unicode NFKC, case-folded, whitespace r
 space, stripped. Blank items are dropped from both lists. Both scorers compare order-free multisets:
 duplicates count, ``[]`` equals ``[]``.
 
-**Numbers** (both scorers). An item is a number when it is, after dropping surrounding quotes and
-trailing ``.,;:!?``: an optional sign (``+ - −``; an en dash reads as minus), an optional currency
-symbol (``$ € £ ¥ ₹ us$``, before or after), digits with optional decimals (``.5`` allowed) and
-thousands separators only in valid groups of three (``1,234``; ``12,34`` is not a number), an optional
-``%`` / ``percent`` / ``per cent`` (which marks the number as a percent), and optionally one pair of
+**Numbers** (both scorers). An item is a number when, after dropping surrounding quotes and trailing
+``.,;:!?`` and reading ``percent`` / ``per cent`` as ``%``, it is one displayed number to the shared
+classifier (:func:`celltrace.shared.numbers.parse_number_info`): an optional sign (``+ - −``; an en
+dash reads as minus), an optional currency symbol or code (``$ € £ ¥ ₹ us$ usd``, before or after),
+digits with optional decimals (``.5`` allowed) and thousands separators only in valid groups of three
+(``1,234``, ``1 234``; ``12,34`` is not a number), an optional exponent (``1.2e+05``), an optional
+``%`` (which marks the number as a percent), a footnote marker (``12.5*``), and optionally one pair of
 parentheses, which means negative (``(7.8)`` = ``($7.8)`` = ``-7.8``; a sign inside parentheses is
 rejected as ambiguous). Other units and scale words (``million``) are not numbers.
 
@@ -65,6 +67,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 
+from celltrace.shared.numbers import parse_number_info
+
 
 @dataclass(frozen=True)
 class _Number:
@@ -82,14 +86,6 @@ class _Number:
 _Key = _Number | str
 _Eq = Callable[[_Key, _Key], bool]
 
-_CURRENCY = r"us\$|[$€£¥₹]"
-_NUMBER_RE = re.compile(
-    rf"(?P<lp>\()?(?P<s1>[+-])?(?P<c1>{_CURRENCY})?(?P<s2>[+-])?(?P<lp2>\()?"
-    r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    rf"(?P<rp2>\))?(?P<pct>%|percent)?(?P<rp>\))?(?P<c2>{_CURRENCY})?"
-)
-_MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})
-_SPACE_NOT_BETWEEN_DIGITS = re.compile(r"\s+(?!\d)|(?<!\d)\s+")
 _QUOTES = " \"'`“”‘’«»"
 
 _LIST_COMMA = r"(?:(?<!\d),|,(?!\d{3}(?!\d)))"
@@ -123,25 +119,11 @@ def _basic(text: str) -> str:
 
 def _parse_number(text: str) -> _Number | None:
     """Parse a basic-form item as a number (rules in the module docstring), or None."""
-    s = text.translate(_MINUS).strip(_QUOTES).rstrip(".,;:!?")
-    m = _NUMBER_RE.fullmatch(_SPACE_NOT_BETWEEN_DIGITS.sub("", s.replace("per cent", "percent")))
-    if m is None:
+    s = text.strip(_QUOTES).rstrip(".,;:!?").replace("per cent", "%").replace("percent", "%")
+    info = parse_number_info(s)
+    if info is None or not math.isfinite(info.value):
         return None
-    parens = sum(bool(m[g]) for g in ("lp", "lp2"))
-    signs = [m[g] for g in ("s1", "s2") if m[g]]
-    if (
-        parens != sum(bool(m[g]) for g in ("rp", "rp2"))
-        or parens > 1
-        or len(signs) > 1
-        or (parens and signs)
-        or (m["c1"] and m["c2"])
-    ):
-        return None
-    body = m["body"].replace(",", "")
-    value = Decimal(body)
-    if parens or signs == ["-"]:
-        value = -value
-    return _Number(value, len(body.partition(".")[2]), bool(m["pct"]))
+    return _Number(Decimal(repr(info.value)), info.decimals, info.is_percent)
 
 
 def _is_punct(ch: str) -> bool:

@@ -3,6 +3,7 @@
 Rules (`unsupported_numbers`):
 
 * **What is a number.** Digits as written in prose: `559,151`, `13.5`, `-7.8`, `24.5%`, `$5,813`,
+  `USD 5`, `₹1,234`, `1.2E+05` (sign, currency and exponent as in `celltrace.shared.numbers`),
   optionally followed by a multiplier (`thousand`, `million`, `billion`, `trillion`; glued `5k`,
   `3bn`, `2mn`; `$5m`, `$3b` only after a currency sign, since `8.95 m` is metres).
   Not numbers: number words (`three`), digits glued to a letter before them (`A380`, `F16`),
@@ -32,6 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from celltrace.shared.numbers import CURRENCY, EXPONENT, MINUSES
+
 _MULTIPLIERS = {
     "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "mn": 1e6, "bn": 1e9,
 }
@@ -39,8 +42,8 @@ _AFTER_CURRENCY = {"m": 1e6, "b": 1e9}
 """`$5m`, `$3b`: single-letter multipliers only right after a currency amount (`8.95 m` is metres)."""
 _NUMBER = re.compile(
     r"(?<![\w.,])(?<![A-Za-z]-)"
-    r"(?P<sign>[-−–](?=[$€£¥]?\d))?(?P<cur>[$€£¥])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    rf"(?P<sign>[-{MINUSES}](?=(?:{CURRENCY}\s?)?\d))?(?P<cur>{CURRENCY}\s?)?"
+    rf"(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<exp>{EXPONENT}(?!\w|\.\d))?"
     r"(?P<suffix>[A-Za-z]*)"
     r"(?P<pct>\s?%)?"
     r"(?:\s(?P<mult>thousand|million|billion|trillion|bn|mn)\b)?",
@@ -48,7 +51,7 @@ _NUMBER = re.compile(
 )
 _HEDGE = re.compile(
     r"(?:\b(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|under|more than|"
-    r"less than|some)|~)\s*[$€£¥]?$",
+    rf"less than|some)|~)\s*(?:{CURRENCY}\s?)?$",
     re.IGNORECASE,
 )
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
@@ -89,10 +92,12 @@ def parse_numbers(text: str) -> list[NumberSpan]:
             mult = _AFTER_CURRENCY[suffix]
         digits_text = m["num"].replace(",", "")
         decimals = len(digits_text.partition(".")[2])
-        if decimals == 0 and _HEDGE.search(text[: m.start()]):
+        if m["exp"]:
+            decimals -= int(m["exp"][1:])
+        elif decimals == 0 and _HEDGE.search(text[: m.start()]):
             significant = digits_text.rstrip("0")
             decimals = -(len(digits_text) - len(significant)) if significant else 0
-        digits = float(digits_text)
+        digits = float(digits_text + (m["exp"] or ""))
         out.append(
             NumberSpan(
                 text=m.group(0).strip(),

@@ -32,7 +32,8 @@ from celltrace.server.offline.lines import (
 )
 from celltrace.server.retrieval import Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.headers import HeaderModel, is_number_text
+from celltrace.shared.headers import HeaderModel
+from celltrace.shared.numbers import is_number_text
 
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
@@ -248,7 +249,7 @@ class Grounder:
 
 def _is_text_value(node: Node) -> bool:
     """A data cell holding a name rather than a figure (`ALPA`, `first division`)."""
-    return bool(re.search(r"[^\W\d_]{3}", node.text)) and not is_number_text(node.text)
+    return bool(re.search(r"[^\W\d_]{3}", node.text)) and not is_number_text(node.text, years_as_labels=True)
 
 
 
