@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openpyxl.styles.numbers import is_date_format, is_timedelta_format
-from openpyxl.utils.datetime import from_excel
 
 from celltrace.addin.merges import (
     DEFAULT_BUDGET,
@@ -41,7 +40,7 @@ from celltrace.shared.a1 import parse_range, range_ref, split_sheet_ref
 from celltrace.shared.backend import Grid, json_value, parse_ref
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
-from celltrace.shared.numfmt import format_value
+from celltrace.shared.numfmt import format_value, from_serial
 from celltrace.shared.table import Table
 
 TEXT_BUDGET = 200
@@ -309,11 +308,13 @@ def _number(v: float) -> int | float:
 
 
 def _like_openpyxl(v: Any, fmt: str | None) -> Any:
-    """A COM number or date → the value openpyxl reads from the saved file (date formats → dates)."""
+    """A COM number or date → the value openpyxl reads from the saved file (date formats → the
+    date Excel displays, `from_serial`; the serial where Excel displays none)."""
     serial = (v - _EPOCH) / dt.timedelta(days=1) if isinstance(v, dt.datetime) else v
     is_date, is_timedelta = _date_kind(fmt)
     if is_date:
-        return from_excel(serial, timedelta=is_timedelta)
+        moment = from_serial(serial, elapsed=is_timedelta)
+        return _number(float(serial)) if moment is None else moment
     return v if isinstance(v, dt.datetime) else _number(float(v))
 
 

@@ -11,10 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_validator
 
-from celltrace.shared.a1 import AddressError, parse_range
 from celltrace.shared.actions import Action, parse_target
 from celltrace.shared.schemas import AskResult, Engine, LongformResult, Step, TablePayload, TraceCell
-from celltrace.shared.table import TableError, normalise_merges
+from celltrace.shared.table import TableError, check_grid
 
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -29,25 +28,12 @@ CellAddress = Annotated[str, AfterValidator(_cell_address)]
 
 
 def check_table(table: TablePayload) -> None:
-    """Raise ValueError with a readable `table.<field>: ...` message when the grid is inconsistent."""
-    widths = {len(row) for row in table.cells}
-    if len(widths) > 1:
-        raise ValueError(f"table.cells: rows must have equal length (found {sorted(widths)})")
-    if table.values is not None and (
-        len(table.values) != len(table.cells)
-        or any(len(v) != len(c) for v, c in zip(table.values, table.cells, strict=True))
-    ):
-        raise ValueError("table.values: must have the same shape as table.cells")
-    n_cols = widths.pop() if widths else 0
+    """Raise ValueError with a readable `table.<field>: ...` message when the grid is inconsistent
+    (`check_grid`, the same validator as `Table`)."""
     try:
-        normalise_merges(table.merges, len(table.cells), n_cols)
+        check_grid(table.cells, table.values, table.merges, table.origin.address if table.origin else None)
     except TableError as exc:
-        raise ValueError(f"table.merges: {exc}") from None
-    if table.origin is not None:
-        try:
-            parse_range(table.origin.address)
-        except AddressError as exc:
-            raise ValueError(f"table.origin.address: {exc}") from None
+        raise ValueError(str(exc)) from None
 
 
 class TableRequest(BaseModel):

@@ -30,7 +30,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from functools import lru_cache
 
-__all__ = ["format_value", "is_date_format"]
+__all__ = ["format_value", "from_serial", "is_date_format"]
 
 _CTX = Context(prec=400, rounding=ROUND_HALF_UP)
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September"]
@@ -529,12 +529,38 @@ def _render_fraction(toks: tuple[_Tok, ...], num: Decimal, slash_at: int, out: d
 # ---------------------------------------------------------------- dates
 
 
-def _moment_from_serial(serial: float) -> tuple[datetime, float] | None:
-    """1900-system serial → (datetime, elapsed seconds); None for negatives and serial 60."""
+def from_serial(serial: float, *, elapsed: bool = False) -> datetime | time | timedelta | None:
+    """The moment Excel displays for a 1900-system serial, to the millisecond (the one serial → date
+    conversion: numfmt renders with it, the add-in reads live Excel dates with it).
+
+    Excel counts a fictitious 1900-02-29 as serial 60, so 1 → 1900-01-01 and 59 → 1900-02-28 count
+    from 1899-12-31, 61 → 1900-03-01 on from 1899-12-30; serial 60 and negatives display no date
+    (None). ``0 <= serial < 1`` is a time of day (day 0, as openpyxl reads it). ``elapsed``: a
+    duration format (``[h]:mm``), so the serial is a ``timedelta`` of that many days.
+    """
+    if elapsed:
+        return timedelta(milliseconds=round(serial * _MS_PER_DAY))
     if serial < 0 or 60 <= serial < 61:
         return None
+    day, fraction = divmod(serial, 1)
     base = _EPOCH if serial >= 61 else datetime(1899, 12, 31)
-    return base + timedelta(days=serial), serial * 86400
+    moment = base + timedelta(days=day, milliseconds=round(fraction * _MS_PER_DAY))
+    return moment.time() if moment.date() == _DAY_ZERO else moment
+
+
+_MS_PER_DAY = 86_400_000
+_DAY_ZERO = date(1899, 12, 31)
+"""Serial 0 (Excel shows it as 1900-01-00)."""
+
+
+def _moment_from_serial(serial: float) -> tuple[datetime, float] | None:
+    """1900-system serial → (datetime, elapsed seconds); None where Excel shows no date."""
+    moment = from_serial(serial)
+    if moment is None or isinstance(moment, timedelta):
+        return None
+    if isinstance(moment, time):
+        moment = datetime.combine(_DAY_ZERO, moment)
+    return moment, serial * 86400
 
 
 def _moment_from_value(value: datetime | date | time | timedelta) -> tuple[datetime, float] | None:

@@ -9,14 +9,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from celltrace.shared.a1 import parse_range, range_ref, sheet_address
+from celltrace.shared.a1 import AddressError, parse_range, range_ref, sheet_address
 
 Merge = tuple[int, int, int, int]
 """An inclusive, 0-based merged rectangle (first_row, first_col, last_row, last_col)."""
 
 
 class TableError(ValueError):
-    """The table data is inconsistent (ragged rows, overlapping merges, ...)."""
+    """The table data is inconsistent (ragged rows, overlapping merges, ...).
+
+    ``field`` names the part at fault as the HTTP API spells it (``cells``, ``values``, ``merges``,
+    ``origin.address``); the message then reads ``table.<field>: <detail>``.
+    """
+
+    def __init__(self, detail: str, field: str | None = None) -> None:
+        super().__init__(f"table.{field}: {detail}" if field else detail)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -51,16 +59,10 @@ class Table:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        widths = {len(row) for row in self.text}
-        if len(widths) > 1:
-            raise TableError(f"ragged grid: row lengths {sorted(widths)}")
+        address = self.origin.address if self.origin else None
+        self.merges = check_grid(self.text, self.values, self.merges, address)
         if self.values is None:
             self.values = [[cell if cell != "" else None for cell in row] for row in self.text]
-        elif len(self.values) != len(self.text) or any(
-            len(v) != len(t) for v, t in zip(self.values, self.text, strict=True)
-        ):
-            raise TableError("values grid does not match the text grid")
-        self.merges = normalise_merges(self.merges, self.n_rows, self.n_cols)
 
     @property
     def n_rows(self) -> int:
@@ -99,10 +101,35 @@ class Table:
         table = record.get("table", record)
         cells = table.get("cells")
         if not isinstance(cells, list) or not all(isinstance(row, list) for row in cells):
-            raise TableError("table.cells must be a list of rows")
+            raise TableError("must be a list of rows", "cells")
         text = [["" if c is None else str(c) for c in row] for row in cells]
         merges = [tuple(int(x) for x in m) for m in table.get("merges") or []]
         return cls(text=text, merges=merges, title=table.get("title"))  # type: ignore[arg-type]
+
+
+def check_grid(
+    text: Sequence[Sequence[object]],
+    values: Sequence[Sequence[object]] | None,
+    merges: Sequence[Sequence[int]],
+    origin_address: str | None = None,
+) -> list[Merge]:
+    """The one table validator (`Table` and the HTTP API's `TablePayload`): rows of equal length,
+    values of the text's shape, merges in bounds and non-overlapping, an A1 origin address.
+    Returns the normalised merges; raises `TableError` naming the field at fault."""
+    widths = {len(row) for row in text}
+    if len(widths) > 1:
+        raise TableError(f"rows must have equal length (found {sorted(widths)})", "cells")
+    if values is not None and (
+        len(values) != len(text) or any(len(v) != len(t) for v, t in zip(values, text, strict=True))
+    ):
+        raise TableError("must have the same shape as table.cells", "values")
+    normalised = normalise_merges(merges, len(text), widths.pop() if widths else 0)
+    if origin_address is not None:
+        try:
+            parse_range(origin_address)
+        except AddressError as exc:
+            raise TableError(str(exc), "origin.address") from None
+    return normalised
 
 
 def normalise_merges(merges: Sequence[Sequence[int]], n_rows: int, n_cols: int) -> list[Merge]:
@@ -111,16 +138,16 @@ def normalise_merges(merges: Sequence[Sequence[int]], n_rows: int, n_cols: int) 
     owner: dict[tuple[int, int], int] = {}
     for m in merges:
         if len(m) != 4:
-            raise TableError(f"merge {list(m)} must have 4 integers")
+            raise TableError(f"merge {list(m)} must have 4 integers", "merges")
         r0, c0, r1, c1 = (int(x) for x in m)
         if not (0 <= r0 <= r1 < n_rows and 0 <= c0 <= c1 < n_cols):
-            raise TableError(f"merge {[r0, c0, r1, c1]} outside the {n_rows}x{n_cols} grid")
+            raise TableError(f"merge {[r0, c0, r1, c1]} outside the {n_rows}x{n_cols} grid", "merges")
         if (r0, c0) == (r1, c1):
             continue
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 if (r, c) in owner:
-                    raise TableError(f"merge {[r0, c0, r1, c1]} overlaps another merged area")
+                    raise TableError(f"merge {[r0, c0, r1, c1]} overlaps another merged area", "merges")
                 owner[(r, c)] = len(out)
         out.append((r0, c0, r1, c1))
     out.sort()

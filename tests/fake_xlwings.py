@@ -32,6 +32,8 @@ from celltrace.shared.numfmt import format_value
 
 Bounds = tuple[int, int, int, int]
 _EPOCH = dt.datetime(1899, 12, 30)
+_OLE_AGREES = dt.datetime(1900, 3, 1)
+"""From this day on an OLE date and Excel's serial count the same days."""
 _ERRORS = {"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"}
 _BAND = 256
 
@@ -91,10 +93,9 @@ def _com_value(cell: Cell, err_to_str: bool) -> Any:
         return v
     if isinstance(v, int):
         return float(v)
-    if isinstance(v, dt.datetime):
-        return v
-    if isinstance(v, dt.date):
-        return dt.datetime(v.year, v.month, v.day)
+    if isinstance(v, dt.date):  # COM dates are OLE dates: no 1900-02-29, so earlier ones arrive a day early
+        moment = v if isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day)
+        return moment - dt.timedelta(days=1) if moment < _OLE_AGREES else moment
     if isinstance(v, dt.time):
         return dt.datetime.combine(_EPOCH.date(), v)
     if isinstance(v, dt.timedelta):

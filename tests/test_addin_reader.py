@@ -114,6 +114,24 @@ def test_edge_cases_equal_file_mode(edge_book: Path, rng: str, strategy: str) ->
     assert result.strategy == strategy
 
 
+def test_dates_before_march_1900_equal_file_mode(tmp_path: Path) -> None:
+    """Serials below 61 (Excel's fictitious 1900-02-29 shifts them) read as the dates Excel shows."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Early"
+    ws.append(["day", "when"])
+    for day in (dt.datetime(1900, 1, 1), dt.datetime(1900, 2, 28, 12), dt.datetime(1900, 3, 1)):
+        ws.append([day.strftime("%b %d"), day])
+        ws.cell(ws.max_row, 2).number_format = "yyyy-mm-dd h:mm"
+    path = tmp_path / "early.xlsx"
+    wb.save(path)
+    book = FakeBook.from_xlsx(path)
+    result = read(book, resolve(book, address="Early!A1:B4"))
+    same(result.table, read_table(path, sheet="Early", range="A1:B4"))
+    shown = [row[1] for row in result.table.text[1:]]
+    assert shown == ["1900-01-01 0:00", "1900-02-28 12:00", "1900-03-01 0:00"]
+
+
 def test_formatter_when_over_text_budget(edge_book: Path) -> None:
     book = FakeBook.from_xlsx(edge_book)
     result = read(book, resolve(book, address="Edge!A1:H4"), text_budget=0)

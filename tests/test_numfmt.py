@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from celltrace.shared.numbers import parse_number
-from celltrace.shared.numfmt import format_value, is_date_format
+from celltrace.shared.numfmt import format_value, from_serial, is_date_format
 
 ACCOUNTING = '_(* #,##0_);_(* \\(#,##0\\);_(* "-"_);_(@_)'
 ACCOUNTING_USD = '_("$"* #,##0.00_);_("$"* \\(#,##0.00\\);_("$"* "-"??_);_(@_)'
@@ -165,10 +165,34 @@ def test_general(value: float, expected: str) -> None:
         (59, "yyyy-mm-dd", "1900-02-28"),
         (61, "yyyy-mm-dd", "1900-03-01"),
         (1, "yyyy-mm-dd", "1900-01-01"),
+        (1.75, "m/d/yyyy h:mm", "1/1/1900 18:00"),
+        (31, "d-mmm-yy", "31-Jan-00"),
+        (32, "d-mmm-yy", "1-Feb-00"),
+        (59.5, "yyyy-mm-dd hh:mm", "1900-02-28 12:00"),
+        (61.25, "yyyy-mm-dd hh:mm", "1900-03-01 06:00"),
     ],
 )
 def test_serial_dates(value: float, code: str, expected: str) -> None:
     assert format_value(value, code) == expected
+
+
+@pytest.mark.parametrize(
+    ("serial", "expected"),
+    [
+        (0.5, time(12, 0)),  # day 0: a time of day
+        (1, datetime(1900, 1, 1)),
+        (59, datetime(1900, 2, 28)),
+        (59.999, datetime(1900, 2, 28, 23, 58, 33, 600000)),
+        (60, None),  # Excel's fictitious 1900-02-29
+        (60.5, None),
+        (61, datetime(1900, 3, 1)),
+        (45000.5, datetime(2023, 3, 15, 12, 0)),
+        (-1, None),
+    ],
+)
+def test_from_serial_is_the_date_excel_displays(serial: float, expected: object) -> None:
+    assert from_serial(serial) == expected
+    assert from_serial(serial, elapsed=True) == timedelta(days=serial)
 
 
 @pytest.mark.parametrize(

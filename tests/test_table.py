@@ -16,11 +16,12 @@ def test_values_default_from_text() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"text": [["a", "b"], ["c"]]}, "ragged"),
-        ({"text": [["a"]], "values": [[1], [2]]}, "does not match"),
+        ({"text": [["a", "b"], ["c"]]}, r"^table\.cells: rows must have equal length \(found \[1, 2\]\)$"),
+        ({"text": [["a"]], "values": [[1], [2]]}, r"^table\.values: must have the same shape as table"),
         ({"text": [["a", "b"]], "merges": [(0, 0, 0, 2)]}, "outside"),
         ({"text": [["a", "b", "c"]], "merges": [(0, 0, 0, 1), (0, 1, 0, 2)]}, "overlaps"),
         ({"text": [["a"]], "merges": [(0, 0, 0)]}, "4 integers"),
+        ({"text": [["a"]], "origin": Origin("S", "A1:??")}, r"^table\.origin\.address: "),
     ],
 )
 def test_invalid_tables(kwargs: dict, message: str) -> None:
