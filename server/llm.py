@@ -154,8 +154,12 @@ class LLMClient:
         messages: list[dict[str, str]],
         meter: UsageMeter,
         schema: dict[str, Any] | None = None,
+        cut_ok: bool = False,
     ) -> str:
-        """The assistant text for `messages` (JSON when `schema` is given); LLMError on failure."""
+        """The assistant text for `messages` (JSON when `schema` is given); LLMError on failure.
+
+        `cut_ok`: free text used as it is (a Thought) is returned when cut at `max_tokens`, not asked
+        again with a larger limit (on a CPU server each re-ask costs the whole prompt again)."""
         s = self.settings
         model = s.model_for(stage)
         mode = negotiated_mode(s, model) if schema is not None else "prompt"
@@ -203,7 +207,7 @@ class LLMClient:
                 meter.record(_call_record(stage, model, messages, text, response, started))
                 if schema is not None and first_rejection is not None:
                     _remember_mode(s, model, mode)
-                if choice.finish_reason != "length":
+                if choice.finish_reason != "length" or (cut_ok and schema is None):
                     return text
                 if lengths < LENGTH_REASKS and max_tokens < room:
                     lengths += 1

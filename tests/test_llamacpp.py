@@ -117,8 +117,10 @@ def replies(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, str]]:
     seen: list[tuple[str, bool, str]] = []
     original = LLMClient.complete
 
-    def complete(self: LLMClient, stage: str, messages: Any, meter: Any, schema: Any = None) -> str:
-        text = original(self, stage, messages, meter, schema)
+    def complete(
+        self: LLMClient, stage: str, messages: Any, meter: Any, schema: Any = None, **kw: Any
+    ) -> str:
+        text = original(self, stage, messages, meter, schema, **kw)
         seen.append((stage, schema is not None, text))
         return text
 

@@ -122,6 +122,13 @@ def test_a_reply_cut_at_max_tokens_is_asked_again_with_a_larger_limit(llm_server
     assert [r.body["max_tokens"] for r in llm_server.chat_requests] == [100, 200]
 
 
+def test_a_cut_thought_is_used_as_it_is(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(Fault.truncated("Look at row 7 and row 8", keep=17), "unused")
+    client = LLMClient(settings_for(llm_server.base_url, max_completion_tokens=100))
+    assert client.complete("THOUGHT", MESSAGES, UsageMeter(), cut_ok=True) == "Look at row 7 and"
+    assert len(llm_server.chat_requests) == 1
+
+
 def test_a_reply_always_cut_is_never_parsed(llm_server: ScriptedLLM) -> None:
     llm_server.queue(*[Fault.truncated('{"answer": ["55.0"], "x": ', keep=None)] * 3, '{"answer": ["1"]}')
     client = LLMClient(settings_for(llm_server.base_url, max_completion_tokens=100, max_reasks=0))

@@ -268,7 +268,7 @@ class LLMPolicy:
         number = len(state.steps) + 1
         context = self._context(state, "THOUGHT", None)
         prompt = render("graph_thought", tools=self._tools, step=number, **context)
-        reply = self.client.complete("THOUGHT", self._messages(prompt), state.usage)
+        reply = self.client.complete("THOUGHT", self._messages(prompt), state.usage, cut_ok=True)
         thought = _THOUGHT_PREFIX.sub("", reply.strip(), count=1)
         context = self._context(state, "ACTION", thought)
         prompt = render("graph_action", step=number, **context)
