@@ -6,7 +6,8 @@ then `json_object`, then prompt-only parsing, stepping down when the server answ
 `response_format`; the working mode is remembered (`Settings.structured_output` forces one).
 Reasoning preambles (`<think>…</think>`, `reasoning_content`) are never part of the text. A reply
 cut at `max_tokens` (`finish_reason == "length"`) is asked again with a doubled limit (within the
-context window) and is never parsed partially. Failures are the typed errors of `llm_errors`.
+context window); a structured reply is never parsed partially. Only free text that nothing parses
+(a Thought, `cut_ok`) is used as it is when cut. Failures are the typed errors of `llm_errors`.
 """
 
 from __future__ import annotations
