@@ -21,13 +21,11 @@ from graphotter_script import (
 )
 from llm_server import Fault, Reply, ScriptedLLM
 
-from celltrace.server.engine import api
+from celltrace.server.engine import offline_engine
 from celltrace.server.engine.api import answer_question
-from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.prompting import render
 from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
-from celltrace.shared.schemas import StepAction
 from celltrace.shared.table import Table
 
 TESTS = Path(__file__).parent
@@ -244,39 +242,18 @@ def test_context_budget_on_large_table(llm_server: ScriptedLLM) -> None:
     assert "TABLE OUTLINE" in llm_server.prompts()[1]
 
 
-class _StubOffline:
-    """An offline policy answering D7 at a fixed confidence, in one step."""
-
-    engine = "offline"
-
-    def __init__(self, confidence: float) -> None:
-        self.confidence = confidence
-
-    def start(self, state):
-        return [state.graph.node_at(6, 0).id]
-
-    def step(self, state):
-        return Decision(thought="lookup", actions=[StepAction(name="AnswerQuestion")])
-
-    def answer(self, state):
-        node = state.graph.node_at(6, 3).id
-        return FinalAnswer(
-            status="answered", answer=["55"], answer_nodes=[node], header_nodes=[], confidence=self.confidence
-        )
-
-
-@pytest.mark.parametrize(("confidence", "engine", "calls"), [(0.95, "offline", 0), (0.5, "llm", 10)])
-def test_auto_fast_path(
-    llm_server: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, confidence: float, engine: str, calls: int
-) -> None:
-    monkeypatch.setattr(api, "_offline_policy", lambda settings: _StubOffline(confidence))
+@pytest.mark.parametrize(("threshold", "engine", "calls"), [(0.0, "offline", 0), (1.0, "llm", 10)])
+def test_auto_fast_path(llm_server: ScriptedLLM, threshold: float, engine: str, calls: int) -> None:
+    """`auto` returns the offline answer at or above `fast_path_confidence` (a calibrated probability
+    is never 1), else the model's."""
     llm_server.responder = GraphScript()
     streamed: list[str] = []
+    settings = settings_for(llm_server.base_url, fast_path_confidence=threshold, offline_min_confidence=0.0)
     result = answer_question(
         figure6_table(),
         QUESTION,
         engine="auto",
-        settings=settings_for(llm_server.base_url),
+        settings=settings,
         on_step=lambda step, state: streamed.append(step.actions[0].name),
     )
     assert result.status == "answered" and result.engine == engine
@@ -284,13 +261,11 @@ def test_auto_fast_path(
     assert streamed == [a.name for s in result.steps for a in s.actions[:1]]  # only the returned episode
 
 
-class _CrashingPolicy(_StubOffline):
-    def start(self, state):
+def test_a_crashing_engine_is_a_failed_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    def crash(*args: object) -> object:
         raise RuntimeError("policy bug")
 
-
-def test_a_crashing_policy_is_a_failed_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "_offline_policy", lambda settings: _CrashingPolicy(1.0))
+    monkeypatch.setattr(offline_engine, "solve", crash)
     result = answer_question(figure6_table(), QUESTION, engine="offline", settings=Settings(_env_file=None))
     assert result.status == "failed" and result.engine == "offline"
     assert result.error == "internal error: RuntimeError: policy bug"

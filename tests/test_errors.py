@@ -6,7 +6,7 @@ import pytest
 from tables import statement
 
 from celltrace.server.engine import api as engine_api
-from celltrace.server.engine.offline_policy import OfflinePolicy
+from celltrace.server.engine import offline_engine
 from celltrace.server.llm_errors import LLMStatusError, LLMTimeout
 from celltrace.server.sandbox import IsolationUnavailable
 from celltrace.server.settings import Settings
@@ -33,10 +33,10 @@ def test_every_failure_is_a_celltrace_error_with_a_code(error: CelltraceError, b
 def test_a_typed_failure_inside_the_engine_is_a_failed_result_with_its_code(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def broken(self: OfflinePolicy, state: object) -> list[int]:
+    def broken(*args: object) -> object:
         raise SandboxError("bubblewrap is not installed")
 
-    monkeypatch.setattr(OfflinePolicy, "start", broken)
+    monkeypatch.setattr(offline_engine, "solve", broken)
     result = engine_api.answer_question(statement(), "What was revenue?", "offline", Settings())
     assert (result.status, result.error_code) == ("failed", "sandbox_unavailable")
     assert result.error == "bubblewrap is not installed"

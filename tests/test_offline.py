@@ -552,7 +552,7 @@ def test_embeddings_only_when_lexical_grounding_is_not_decisive(
         cell = graph.node_at(1, 1)
         return Plan(["700"], [cell.id], [], "lookup", lexical_confidence if len(seen) == 1 else 0.6)
 
-    monkeypatch.setattr("celltrace.server.engine.offline_policy.solve", fake_solve)
+    monkeypatch.setattr("celltrace.server.engine.offline_engine.solve", fake_solve)
     settings = Settings(dense_retrieval=True, offline_min_confidence=0.84, raise_errors=True)
     result = answer_question(table, "cargo in 2016?", engine="offline", settings=settings)
     assert seen == solves

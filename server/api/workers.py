@@ -48,7 +48,7 @@ PRELOAD = (
     "celltrace.server.api.longform",
     "celltrace.server.engine.api",
     "celltrace.server.engine.llm_policy",
-    "celltrace.server.engine.offline_policy",
+    "celltrace.server.engine.offline_engine",
     "celltrace.server.longform.engine",
     "celltrace.server.llm",
 )

@@ -1,12 +1,12 @@
 """`answer_question`: THE entry point of the graph reasoning engine (CLI, eval harness, HTTP, batch).
 
-Engines: `llm` (GraphOTTER with an OpenAI-compatible model), `offline` (no LLM calls,
-`celltrace.server.engine.offline_policy.OfflinePolicy(settings)`), `auto` = `llm` when an LLM is
-configured (`Settings.llm_configured`), else `offline`. With an LLM configured, `auto` first runs
-the offline policy as a zero-call fast path and returns its result when its confidence is at least
-`settings.fast_path_confidence` (default 0.9); otherwise it runs the LLM policy. When the model
-fails (`error_code` set: unreachable, timeout, HTTP error, unusable replies), `auto` returns the
-offline result instead, with a `warnings` entry saying the model was not used.
+Engines (`loop.AnswerEngine`): `llm` (the GraphOTTER loop, `loop.PolicyLoop`, over the LLM policy
+with an OpenAI-compatible model), `offline` (no LLM calls, `offline_engine.OfflineEngine`), `auto` =
+`llm` when an LLM is configured (`Settings.llm_configured`), else `offline`. With an LLM configured,
+`auto` first runs the offline engine as a zero-call fast path and returns its result when its
+confidence is at least `settings.fast_path_confidence` (default 0.89); otherwise it runs the LLM.
+When the model fails (`error_code` set: unreachable, timeout, HTTP error, unusable replies), `auto`
+returns the offline result instead, with a `warnings` entry saying the model was not used.
 
 Per-question error isolation: the function never raises; any failure is an `AskResult` with status
 `failed` and the reason in `error` (`settings.raise_errors` re-raises unexpected exceptions, for
@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 from celltrace.server.engine.context import table_context
 from celltrace.server.engine.evidence import cell_of, evidence_cells
-from celltrace.server.engine.loop import run_episode
-from celltrace.server.engine.policy import FinalAnswer, Policy
+from celltrace.server.engine.loop import AnswerEngine, PolicyLoop
+from celltrace.server.engine.policy import FinalAnswer
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.engine.terms import in_user_terms
 from celltrace.server.settings import Settings
@@ -55,9 +55,8 @@ def answer_question(
             offline = _offline_episode(ReasoningState(question, table, graph, settings, retriever))
             if offline is not None and _confident(*offline):
                 return _result(question, "offline", *_replayed(offline, on_step), started)
-        policy = _llm_policy(settings) if chosen == "llm" else _offline_policy(settings)
         state = ReasoningState(question, table, graph, settings, retriever)
-        final = run_episode(policy, state, on_step)
+        final = engine_for(chosen, settings).answer(state, on_step)
         if final.error_code is not None and offline is not None:
             warning = f"the model was not used ({final.error_code}: {final.error}); offline answer"
             return _result(question, "offline", *_replayed(offline, on_step), started, [warning])
@@ -81,7 +80,7 @@ Episode = tuple[ReasoningState, FinalAnswer]
 def _offline_episode(state: ReasoningState) -> Episode | None:
     """`auto`'s offline run: the zero-call fast path, and the fallback when the model fails."""
     try:
-        return state, run_episode(_offline_policy(state.settings), state)
+        return state, engine_for("offline", state.settings).answer(state)
     except Exception:
         if state.settings.raise_errors:
             raise
@@ -106,17 +105,16 @@ def _failed(reason: str) -> FinalAnswer:
     return FinalAnswer(status="failed", answer=[], answer_nodes=[], header_nodes=[], error=reason)
 
 
-def _llm_policy(settings: Settings) -> Policy:
+def engine_for(name: EngineName, settings: Settings) -> AnswerEngine:
+    """The engine called `name`: the GraphOTTER loop over the LLM policy, or the offline engine."""
+    if name == "offline":
+        from celltrace.server.engine.offline_engine import OfflineEngine
+
+        return OfflineEngine()
     from celltrace.server.engine.llm_policy import LLMPolicy
     from celltrace.server.llm import LLMClient
 
-    return LLMPolicy(LLMClient(settings))
-
-
-def _offline_policy(settings: Settings) -> Policy:
-    from celltrace.server.engine.offline_policy import OfflinePolicy
-
-    return OfflinePolicy(settings)
+    return PolicyLoop(LLMPolicy(LLMClient(settings)))
 
 
 def _result(

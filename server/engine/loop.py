@@ -1,4 +1,4 @@
-"""The Thought → Action → Update loop (paper Algorithm 1), shared by every policy.
+"""The engine seam (`AnswerEngine`) and the Thought → Action → Update loop (paper Algorithm 1).
 
 Termination: an `AnswerQuestion` action; `NO_PROGRESS_LIMIT` consecutive steps without progress
 (no action, or only actions repeating earlier ones, failed ones included); or `settings.max_steps`
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from celltrace.server.engine.actions import (
     ALL_NEIGHBOURS,
@@ -24,12 +25,12 @@ from celltrace.server.engine.actions import (
     canonical_action,
     resolve,
 )
-from celltrace.server.engine.policy import FinalAnswer, Policy
+from celltrace.server.engine.policy import Decision, FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.prompting import cell, format_action, format_arg, node_list, shown_nodes
 from celltrace.shared.errors import CelltraceError
 from celltrace.shared.graph import Node
-from celltrace.shared.schemas import Step, StepAction
+from celltrace.shared.schemas import EngineName, Step, StepAction
 
 OnStep = Callable[[Step, ReasoningState], None]
 NO_PROGRESS_LIMIT = 2
@@ -45,15 +46,57 @@ class Outcome:
     answer: bool = False
 
 
-def run_episode(policy: Policy, state: ReasoningState, on_step: OnStep | None = None) -> FinalAnswer:
-    """Initialise the trace, loop until an answer or a stop condition, then answer."""
-    try:
-        for node_id in policy.start(state)[: state.settings.trace_init_k]:
+class AnswerEngine(Protocol):
+    """An engine answers the question of `state` (its table, graph, headers and retriever) and
+    records the steps it really took in `state.steps`, calling `on_step` after each; typed failures
+    (`CelltraceError`) are a failed answer with their `error_code`. Two implementations: the
+    GraphOTTER loop over a policy (`PolicyLoop`) and the offline solver (`offline_engine.OfflineEngine`)."""
+
+    name: EngineName
+
+    def answer(self, state: ReasoningState, on_step: OnStep | None = None) -> FinalAnswer: ...
+
+
+class PolicyLoop:
+    """The GraphOTTER engine: Thought → Action → Update rounds chosen by a `Policy` (the LLM's)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.name: EngineName = policy.engine
+
+    def answer(self, state: ReasoningState, on_step: OnStep | None = None) -> FinalAnswer:
+        return failed_on_error(lambda: self._episode(state, on_step))
+
+    def _episode(self, state: ReasoningState, on_step: OnStep | None) -> FinalAnswer:
+        """Initialise the trace, loop until an answer or a stop condition, then answer."""
+        for node_id in self.policy.start(state)[: state.settings.trace_init_k]:
             state.add_to_trace(node_id)
-        stop = _loop(policy, state, on_step)
+        stop = self._loop(state, on_step)
         if stop:
             state.notes = [f"{stop}: answer now with the information gathered so far."]
-        return policy.answer(state)
+        return self.policy.answer(state)
+
+    def _loop(self, state: ReasoningState, on_step: OnStep | None) -> str | None:
+        """Run steps; None when the model chose AnswerQuestion, else the reason the loop stopped."""
+        executed: dict[str, int] = {}
+        stalled = 0
+        while len(state.steps) < state.settings.max_steps:
+            number = len(state.steps) + 1
+            answer, progressed = take_step(state, self.policy.step(state), executed, on_step)
+            if answer:
+                return None
+            stalled = 0 if progressed else stalled + 1
+            if stalled >= NO_PROGRESS_LIMIT:
+                return f"No progress in {stalled} steps"
+            if stalled:
+                state.notes.append(f"Step {number} added no new information; try another node or answer.")
+        return f"The step limit ({state.settings.max_steps}) was reached"
+
+
+def failed_on_error(run: Callable[[], FinalAnswer]) -> FinalAnswer:
+    """`run()`, with a typed failure turned into a failed answer carrying its `error_code`."""
+    try:
+        return run()
     except CelltraceError as exc:
         return FinalAnswer(
             status="failed", answer=[], answer_nodes=[], header_nodes=[], error=str(exc),
@@ -61,45 +104,37 @@ def run_episode(policy: Policy, state: ReasoningState, on_step: OnStep | None = 
         )  # fmt: skip
 
 
-def _loop(policy: Policy, state: ReasoningState, on_step: OnStep | None) -> str | None:
-    """Run steps; None when the model chose AnswerQuestion, else the reason the loop stopped."""
-    executed: dict[str, int] = {}
-    stalled = 0
-    while len(state.steps) < state.settings.max_steps:
-        number = len(state.steps) + 1
-        decision = policy.step(state)
-        state.notes = []
-        step = Step(thought=decision.thought)
-        answer = progressed = False
-        for action in _dedupe(decision.actions):
-            out = execute(state, action)
-            if out.key in executed:
-                out = Outcome(
-                    f"{format_action(action)} repeats step {executed[out.key]}; its result is in the "
-                    "history. Choose a different action, or AnswerQuestion.",
-                    out.key,
-                )
-                state.notes.append(f"Step {number} repeated an earlier action.")
-            else:
-                executed[out.key] = number
-                progressed |= not out.answer
-            name = canonical_action(action.name)
-            step.actions.append(action if name is None else StepAction(name=name, args=action.args))
-            step.observations.append(out.observation)
-            answer |= out.answer
-        if not decision.actions:
-            step.observations.append(f"no action given; call one of {', '.join(CANONICAL)}")
-        state.steps.append(step)
-        if on_step is not None:
-            on_step(step, state)
-        if answer:
-            return None
-        stalled = 0 if progressed else stalled + 1
-        if stalled >= NO_PROGRESS_LIMIT:
-            return f"No progress in {stalled} steps"
-        if stalled:
-            state.notes.append(f"Step {number} added no new information; try another node or answer.")
-    return f"The step limit ({state.settings.max_steps}) was reached"
+def take_step(
+    state: ReasoningState, decision: Decision, executed: dict[str, int], on_step: OnStep | None
+) -> tuple[bool, bool]:
+    """Execute one decision's actions on the graph as the next step (a repeat of an action in
+    `executed`, failed ones included, is not run again but noted); (asked to answer, progressed)."""
+    number = len(state.steps) + 1
+    state.notes = []
+    step = Step(thought=decision.thought)
+    answer = progressed = False
+    for action in _dedupe(decision.actions):
+        out = execute(state, action)
+        if out.key in executed:
+            out = Outcome(
+                f"{format_action(action)} repeats step {executed[out.key]}; its result is in the "
+                "history. Choose a different action, or AnswerQuestion.",
+                out.key,
+            )
+            state.notes.append(f"Step {number} repeated an earlier action.")
+        else:
+            executed[out.key] = number
+            progressed |= not out.answer
+        name = canonical_action(action.name)
+        step.actions.append(action if name is None else StepAction(name=name, args=action.args))
+        step.observations.append(out.observation)
+        answer |= out.answer
+    if not decision.actions:
+        step.observations.append(f"no action given; call one of {', '.join(CANONICAL)}")
+    state.steps.append(step)
+    if on_step is not None:
+        on_step(step, state)
+    return answer, progressed
 
 
 def _key(action: StepAction) -> str:
