@@ -53,9 +53,10 @@ in help order."""
 _registered: set[str] = set()
 
 
-def _register(only: str | None = None) -> None:
+def register_commands(only: str | None = None) -> None:
     """Add the sub-commands to `app`; with `only` naming one, just that one, so a single command
-    imports only its own module (`celltrace ask --help` does not load the server or the LLM client)."""
+    imports only its own module (`celltrace ask --help` does not load the server or the LLM client).
+    `main` calls it; in-process callers (`typer.testing.CliRunner().invoke(app, ...)`) call it first."""
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
         if name in _registered:
@@ -76,7 +77,7 @@ def main() -> None:
             _print_version(True)
         except typer.Exit:
             return
-    _register(next((arg for arg in sys.argv[1:2] if arg in COMMANDS), None))
+    register_commands(next((arg for arg in sys.argv[1:2] if arg in COMMANDS), None))
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of exiting
     except UserError as exc:

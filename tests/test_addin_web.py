@@ -91,9 +91,9 @@ def test_ask_plans_the_answer_cell_and_refuses_a_bad_one(client: TestClient) -> 
 def test_excel_sideload_writes_the_manifest_for_an_origin(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from celltrace.server.cli import _register, app
+    from celltrace.server.cli import app, register_commands
 
-    _register()
+    register_commands()
     out = tmp_path / "manifest.xml"
     run = CliRunner().invoke(app, ["excel", "sideload", "--url", "https://localhost:9443", "--out", str(out)])
     assert run.exit_code == 0 and "Upload My Add-in" in run.output and "wef" in run.output

@@ -11,10 +11,10 @@ from graphotter_script import FIGURE6_MERGES, FIGURE6_ROWS, QUESTION, GraphScrip
 from llm_server import Fault, ScriptedLLM
 from typer.testing import CliRunner
 
-from celltrace.server.cli import _register, app
+from celltrace.server.cli import app, register_commands
 from celltrace.shared.schemas import AskResult
 
-_register()
+register_commands()
 
 
 @pytest.fixture

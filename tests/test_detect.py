@@ -9,7 +9,7 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
-from celltrace.server.cli import _register, app
+from celltrace.server.cli import app, register_commands
 from celltrace.server.evaluation import harness
 from celltrace.server.evaluation.layouts import (
     Layout,
@@ -154,7 +154,7 @@ def test_eval_via_xlsx_answers_from_the_whole_sheet(tmp_path: Path) -> None:
 
 
 def test_ask_json_reports_region_and_reader_warnings(tmp_path: Path) -> None:
-    _register()
+    register_commands()
     path = tmp_path / "book.xlsx"
     write_layout(path, WAGES, Layout(notes=True))
     wb = openpyxl.load_workbook(path)

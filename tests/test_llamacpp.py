@@ -26,12 +26,12 @@ from graphotter_script import QUESTION
 from test_ask_cli import workbook  # noqa: F401  (fixture)
 from typer.testing import CliRunner
 
-from celltrace.server.cli import _register, app
+from celltrace.server.cli import app, register_commands
 from celltrace.server.llm import LLMClient
 from celltrace.shared.schemas import AskResult, LongformResult
 
 pytestmark = pytest.mark.llamacpp
-_register()
+register_commands()
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 4096

@@ -16,7 +16,7 @@ import pytest
 from llm_server import Fault, ScriptedLLM
 from typer.testing import CliRunner
 
-from celltrace.server.cli import _register, app
+from celltrace.server.cli import app, register_commands
 from celltrace.server.longform.engine import answer_longform
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers
 from celltrace.server.longform.planner import parse_plan, user_plan
@@ -25,7 +25,7 @@ from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import LongformResult, LongformStep
 from celltrace.shared.table import Origin, Table
 
-_register()
+register_commands()
 
 STAGES = ("PLAN", "PLAN_CHECK", "PROGRAM", "DEBUG", "SUB_ANSWER", "FINAL_ANSWER")
 MODEL = {stage: f"m-{stage.lower().replace('_', '-')}" for stage in STAGES}

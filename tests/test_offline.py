@@ -268,13 +268,15 @@ def test_respectively_items_at_an_outer_header_level_in_question_order() -> None
 
 
 def test_title_words_weigh_less_than_label_words() -> None:
-    t = Table(
-        text=[["", "number", "growth 2006 to 2011"], ["in a couple", "7,856", "5.0"], ["alone", "99", "1.0"]],
-        title="living arrangements, canada, 2011",
-    )
-    graph = CellGraph(t)
-    g = Grounder("how many people lived in a couple in 2011?", graph, infer_headers(graph), None)
-    assert g.w["2011"] == pytest.approx(g.w["coupl"] / 2)
+    """A question word found in the title explains less of the question than a label-only word."""
+    rows = [["", "number"], ["moved in 2011", "120"], ["in a couple", "7,856"]]
+    question = "how many people lived in a couple in 2011?"
+    for title, title_word_weighs_less in (("living arrangements, canada, 2011", True), (None, False)):
+        graph = CellGraph(Table(text=rows, title=title))
+        g = Grounder(question, graph, infer_headers(graph), None)
+        year, couple = g.rows
+        assert (g.coverage(year) < g.coverage(couple)) is title_word_weighs_less
+        assert g.coverage(year) <= g.coverage(couple)
 
 
 def test_derived_word_forms_match_softly() -> None:
@@ -417,11 +419,16 @@ def test_suppressed_cells_are_never_the_answer() -> None:
 
 
 def test_unit_words_in_the_title_keep_their_weight() -> None:
+    """`percent` in the title still explains as much as a label word; `couples` there explains less."""
     t = Table(text=[["", "number", "percent"], ["in a couple", "7,856", "56.2"]],
               title="number and percent of couples")
     graph = CellGraph(t)
     g = Grounder("what percent lived in a couple?", graph, infer_headers(graph), None)
-    assert g.w["percent"] == pytest.approx(2 * g.w["coupl"])
+    (couple,), percent = g.rows, g.cols[1]
+    assert g.coverage(percent) > g.coverage(couple)
+    plain = CellGraph(Table(text=t.text))
+    g = Grounder("what percent lived in a couple?", plain, infer_headers(plain), None)
+    assert g.coverage(g.cols[1]) == pytest.approx(g.coverage(g.rows[0]))
 
 
 def test_pair_options_are_told_apart_by_their_distinguishing_words() -> None:

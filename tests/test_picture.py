@@ -13,7 +13,7 @@ from tables import STATEMENT_ROWS
 from typer.testing import CliRunner
 
 from celltrace.server.app import create_app
-from celltrace.server.cli import _register, app
+from celltrace.server.cli import app, register_commands
 from celltrace.server.engine.api import answer_question
 from celltrace.server.picture import MAX_ROWS, trace_svg, visible
 from celltrace.server.server_settings import ServerSettings
@@ -105,7 +105,7 @@ def workbook(tmp_path: Path) -> Path:
 
 
 def test_cli_ask_picture_writes_svg(workbook: Path, tmp_path: Path) -> None:
-    _register()
+    register_commands()
     out = tmp_path / "trace.svg"
     env = {"CELLTRACE_DENSE_RETRIEVAL": "false", "CELLTRACE_MODEL": "", "OPENAI_BASE_URL": ""}
     run = CliRunner().invoke(
