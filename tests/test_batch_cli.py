@@ -199,6 +199,9 @@ def test_bad_input_is_one_line_and_leaves_no_file(book, fake, monkeypatch, capsy
 
 
 def test_offline_engine_end_to_end(book, monkeypatch, capsys) -> None:
+    # lexical retrieval only: the embedding tier (tests/test_retrieval.py) would load the model in
+    # each worker process, two thirds of this test's time
+    monkeypatch.setenv("CELLTRACE_DENSE_RETRIEVAL", "false")
     code, out, err = run_main(
         monkeypatch, capsys, "batch", str(book), "--sheet", "Data", "--questions", "Q!A2:A51",
         "--engine", "offline", "--workers", "2", "--json",
