@@ -48,3 +48,18 @@ def test_dotenv(tmp_path: Path) -> None:
 def test_every_stage_has_an_override_field() -> None:
     s = Settings(model="m")
     assert {stage: s.model_for(stage) for stage in STAGES} == dict.fromkeys(STAGES, "m")
+
+
+def test_the_local_profile_of_env_example_loads(tmp_path: Path) -> None:
+    """The documented local profile (uncommented) is what the settings read: long timeouts, one
+    retry and no timeout retries, one question at a time."""
+    from celltrace.server.server_settings import ServerSettings
+
+    text = (Path(__file__).parents[1] / ".env.example").read_text(encoding="utf-8")
+    block = text.split("# ---- local profile")[1].split("\n# ----")[0]
+    lines = [line[2:] for line in block.splitlines()[1:] if line.startswith("# CELLTRACE_")]
+    (tmp_path / ".env").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    s, server = Settings(), ServerSettings()
+    assert (s.request_timeout, s.connect_timeout, s.max_retries, s.retry_timeouts) == (300, 5, 1, False)
+    assert s.max_tokens_for("THOUGHT") == 256 and s.timeout_for("ANSWER") == 600 and s.max_steps == 4
+    assert s.concurrency == 1 and server.max_llm_inflight == 1
