@@ -181,7 +181,7 @@ def main() -> None:
 
     rows = []
     with ScriptedLLM(Machinery(args.buggy)) as llm:
-        settings = Settings(base_url=llm.base_url, api_key="bench", retry_backoff=0.01,
+        settings = Settings(base_url=llm.base_url, api_key="bench",
                             **{f"model_{s.lower()}": m for m, s in STAGE_OF.items()})
         started = time.perf_counter()
         for record in records:

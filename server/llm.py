@@ -1,6 +1,8 @@
 """OpenAI-compatible chat client: pooled clients, negotiated structured output, bounded retries, budgets.
 
-One `OpenAI` client per endpoint per process (connection pooling; `shared_client`). Structured
+One `OpenAI` client per endpoint per process (connection pooling; `shared_client`). Retries are the
+SDK's own (`max_retries`), over `llm_transport.Transport`, which counts every attempt and keeps
+refused connections and (by default) timeouts from being retried. Structured
 output is negotiated per (endpoint, model): `json_schema` first (bounded schemas from the caller),
 then `json_object`, then prompt-only parsing, stepping down when the server answers 400/422 to a
 `response_format`; the working mode is remembered (`Settings.structured_output` forces one).
@@ -29,7 +31,6 @@ from celltrace.server.llm_errors import (
     LLMError,
     LLMStatusError,
     LLMTimeout,
-    LLMUnreachable,
 )
 from celltrace.server.llm_probe import context_tokens, count_tokens
 from celltrace.server.prompting import prompt_hash, render
@@ -37,8 +38,10 @@ from celltrace.server.settings import Settings
 from celltrace.server.tokens import estimate_tokens
 from celltrace.shared.schemas import StageUsage, Usage
 
-if TYPE_CHECKING:  # the SDK is imported on the first call: the offline engine never loads it
+if TYPE_CHECKING:  # the SDK and httpx are imported on the first call: the offline engine never loads them
     from openai import OpenAI
+
+    from celltrace.server.llm_transport import Attempts
 
 __all__ = ["LLMClient", "LLMError", "UsageMeter", "shared_client", "strip_reasoning"]
 
@@ -96,19 +99,25 @@ _modes: dict[tuple[str | None, str], str] = {}
 
 
 def shared_client(settings: Settings) -> OpenAI:
-    """The process-wide `OpenAI` client of the settings' endpoint (SDK retries off)."""
+    """The process-wide `OpenAI` client of the settings' endpoint (over `llm_transport.Transport`;
+    each call sets its own `max_retries`)."""
     import httpx
     from openai import OpenAI
+
+    from celltrace.server.llm_transport import Transport
 
     key = (settings.base_url, settings.api_key, settings.connect_timeout)
     with _lock:
         client = _clients.get(key)
         if client is None:
+            timeout = httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout)
             client = _clients[key] = OpenAI(
                 api_key=settings.api_key or "unused",
                 base_url=settings.base_url,
-                timeout=httpx.Timeout(settings.request_timeout, connect=settings.connect_timeout),
-                max_retries=0,
+                timeout=timeout,
+                http_client=httpx.Client(
+                    transport=Transport(settings.base_url), timeout=timeout, follow_redirects=True
+                ),
             )
     return client
 
@@ -132,16 +141,14 @@ def strip_reasoning(text: str) -> str:
     return _THINK.sub("", text, count=1)
 
 
-_RETRY_STATUS = frozenset({408, 409, 429})
-
-
 class LLMClient:
-    """Chat completions through the official `openai` SDK with bounded exponential backoff.
+    """Chat completions through the official `openai` SDK and its retries.
 
-    Retried (at most `settings.max_retries` times, waiting `retry_backoff * 2**attempt` or the
-    server's Retry-After, capped at `retry_max_wait`): 429, 408/409, 5xx, dropped connections,
-    malformed bodies, empty `choices`, and read timeouts when `retry_timeouts`. Never retried:
-    connection refused / connect timeouts (`LLMUnreachable` at once) and other 4xx. Every HTTP
+    The SDK retries (at most `settings.max_retries` times, its exponential back-off or the
+    server's Retry-After up to `retry_max_wait`) 429, 408/409, 5xx and dropped connections, and
+    read timeouts when `retry_timeouts`. Never retried: connection refused / connect timeouts
+    (`LLMUnreachable` at once) and other 4xx. A 200 without a usable body (malformed, no `choices`)
+    is asked again here, up to `max_retries` times: the SDK does not look at bodies. Every HTTP
     attempt is recorded in the caller's `UsageMeter` (failed ones with zero tokens).
     """
 
@@ -161,6 +168,8 @@ class LLMClient:
 
         `cut_ok`: free text used as it is (a Thought) is returned when cut at `max_tokens`, not asked
         again with a larger limit (on a CPU server each re-ask costs the whole prompt again)."""
+        from celltrace.server.llm_transport import Attempts
+
         s = self.settings
         model = s.model_for(stage)
         mode = negotiated_mode(s, model) if schema is not None else "prompt"
@@ -177,54 +186,49 @@ class LLMClient:
             stage, model, mode, max_tokens, prompt_hash(messages),
         )  # fmt: skip
         first_rejection: LLMStatusError | None = None
-        attempt = lengths = 0
+        lengths = bad_replies = tried = 0
         while True:
             cancel.check()  # a timed-out HTTP job stops before its next call
-            started = time.monotonic()
+            attempts = Attempts(s.retry_timeouts, s.retry_max_wait)
             try:
-                response = self._create(stage, model, messages, max_tokens, mode, schema)
-            except LLMStatusError as exc:
-                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
-                if exc.status in (400, 422) and mode != "prompt":
-                    first_rejection = first_rejection or exc
-                    log.debug("%s: response_format %s rejected (%s); stepping down", stage, mode, exc)
-                    mode = MODES[MODES.index(mode) + 1]
+                response = self._create(stage, model, messages, max_tokens, mode, schema, attempts)
+            except LLMError as exc:
+                tried += attempts.count
+                failed = [*attempts.failed]
+                if isinstance(exc, LLMBadReply):  # the last attempt got a reply, but not a usable one
+                    failed.append(time.monotonic() - attempts.started)
+                _record_failed(meter, stage, model, failed)
+                if isinstance(exc, LLMStatusError) and exc.status in (400, 422):
+                    if mode != "prompt":
+                        first_rejection = first_rejection or exc
+                        log.debug("%s: response_format %s rejected (%s); stepping down", stage, mode, exc)
+                        mode = MODES[MODES.index(mode) + 1]
+                        continue
+                    if first_rejection is not None:
+                        raise first_rejection from exc
+                if isinstance(exc, LLMBadReply) and bad_replies < s.max_retries:
+                    bad_replies += 1
+                    log.debug("%s: unusable reply (%s); asking again", stage, exc)
                     continue
-                if first_rejection is not None and exc.status in (400, 422):
-                    raise first_rejection from exc
-                error: LLMError = exc
-                retryable, retry_after = exc.retryable, exc.retry_after
-            except (LLMTimeout, LLMBadReply) as exc:
-                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
-                retryable = isinstance(exc, LLMBadReply) or s.retry_timeouts
-                error, retry_after = exc, None
-            except LLMUnreachable as exc:
-                meter.record(CallRecord(stage, model, 0, 0, time.monotonic() - started, True, False))
-                exc.args = (f"{stage} call failed after {attempt + 1} attempt(s): {exc}",)
+                exc.args = (f"{stage} call failed after {tried} attempt(s): {exc}",)
                 raise
-            else:
-                choice = response.choices[0]
-                text = strip_reasoning(choice.message.content or "")
-                meter.record(_call_record(stage, model, messages, text, response, started))
-                if schema is not None and first_rejection is not None:
-                    _remember_mode(s, model, mode)
-                if choice.finish_reason != "length" or (cut_ok and schema is None):
-                    return text
-                if lengths < LENGTH_REASKS and max_tokens < room:
-                    lengths += 1
-                    max_tokens = min(max_tokens * 2, room)
-                    log.debug("%s reply cut at max_tokens; asking again with %d", stage, max_tokens)
-                    continue
-                if schema is None:
-                    return text
-                raise LLMBadReply(f"{stage} reply was cut at max_tokens={max_tokens} (finish_reason length)")
-            log.debug("llm attempt %d failed (%s)", attempt + 1, error)
-            if not retryable or attempt >= s.max_retries:
-                error.args = (f"{stage} call failed after {attempt + 1} attempt(s): {error}",)
-                raise error
-            wait = retry_after if retry_after is not None else s.retry_backoff * 2**attempt
-            cancel.sleep(min(wait, s.retry_max_wait))
-            attempt += 1
+            _record_failed(meter, stage, model, attempts.failed)
+            tried += attempts.count
+            choice = response.choices[0]
+            text = strip_reasoning(choice.message.content or "")
+            meter.record(_call_record(stage, model, messages, text, response, attempts.started))
+            if schema is not None and first_rejection is not None:
+                _remember_mode(s, model, mode)
+            if choice.finish_reason != "length" or (cut_ok and schema is None):
+                return text
+            if lengths < LENGTH_REASKS and max_tokens < room:
+                lengths += 1
+                max_tokens = min(max_tokens * 2, room)
+                log.debug("%s reply cut at max_tokens; asking again with %d", stage, max_tokens)
+                continue
+            if schema is None:
+                return text
+            raise LLMBadReply(f"{stage} reply was cut at max_tokens={max_tokens} (finish_reason length)")
 
     def _create(
         self,
@@ -234,10 +238,13 @@ class LLMClient:
         max_tokens: int,
         mode: str,
         schema: dict[str, Any] | None,
+        attempts: Attempts,
     ) -> Any:
-        """One HTTP request; transport failures become typed errors."""
+        """One SDK call (its retries counted in `attempts`); failures become typed errors."""
         import httpx
         import openai
+
+        from celltrace.server.llm_transport import counting
 
         s = self.settings
         extra: dict[str, Any] = {"seed": s.seed} if s.seed is not None else {}
@@ -249,30 +256,21 @@ class LLMClient:
         elif mode == "json_object":
             extra["response_format"] = {"type": "json_object"}
         try:
-            response = self._client.chat.completions.create(
-                model=model,
-                messages=messages,  # type: ignore[arg-type]
-                temperature=s.temperature,
-                max_tokens=max_tokens,
-                timeout=httpx.Timeout(s.timeout_for(stage), connect=s.connect_timeout),
-                **extra,
-            )
+            with counting(attempts):
+                response = self._client.with_options(max_retries=s.max_retries).chat.completions.create(
+                    model=model,
+                    messages=messages,  # type: ignore[arg-type]
+                    temperature=s.temperature,
+                    max_tokens=max_tokens,
+                    timeout=httpx.Timeout(s.timeout_for(stage), connect=s.connect_timeout),
+                    **extra,
+                )
         except openai.APIStatusError as exc:
-            code = exc.status_code
-            retryable = (code in _RETRY_STATUS or code >= 500) and (
-                exc.response.headers.get("x-should-retry") != "false"
-            )
-            raise LLMStatusError(
-                f"HTTP {code}: {_short(exc.message)}", code, retryable, _retry_after(exc.response.headers)
-            ) from exc
-        except openai.APITimeoutError as exc:
-            if _cause_named(exc, "ConnectTimeout"):
-                raise LLMUnreachable(f"connection timed out after {s.connect_timeout:g}s") from exc
+            raise LLMStatusError(f"HTTP {exc.status_code}: {_short(exc.message)}", exc.status_code) from exc
+        except openai.APITimeoutError as exc:  # read timeouts, retried (`retry_timeouts`) to the end
             raise LLMTimeout(f"timed out after {s.timeout_for(stage):g}s") from exc
-        except openai.APIConnectionError as exc:
-            if _cause_named(exc, "ConnectError"):
-                raise LLMUnreachable(f"connection error: {_short(str(exc.__cause__) or str(exc))}") from exc
-            raise LLMBadReply(f"connection error: {_short(str(exc))}") from exc
+        except openai.APIConnectionError as exc:  # dropped connections, after the retries
+            raise LLMBadReply(f"connection error: {_short(str(exc.__cause__ or exc))}") from exc
         except (openai.APIError, ValueError) as exc:
             raise LLMBadReply(f"unusable response: {_short(str(exc))}") from exc
         if not getattr(response, "choices", None):
@@ -305,6 +303,11 @@ class LLMClient:
         raise LLMBadReply(f"{stage} reply unusable after {self.settings.max_reasks} re-ask(s): {error}")
 
 
+def _record_failed(meter: UsageMeter, stage: str, model: str, seconds: list[float]) -> None:
+    for spent in seconds:
+        meter.record(CallRecord(stage, model, 0, 0, spent, True, False))
+
+
 def _call_record(
     stage: str, model: str, messages: list[dict[str, str]], text: str, response: Any, started: float
 ) -> CallRecord:
@@ -315,23 +318,6 @@ def _call_record(
         return CallRecord(stage, model, usage.prompt_tokens, completion, seconds, False, True)
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
     return CallRecord(stage, model, prompt, estimate_tokens(text), seconds, True, True)
-
-
-def _cause_named(exc: BaseException, name: str) -> bool:
-    """True when the transport error under the SDK's is `name` (httpx's class, whatever module)."""
-    cause = exc.__cause__
-    return cause is not None and type(cause).__name__ == name
-
-
-def _retry_after(headers: Any) -> float | None:
-    for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(key)
-        if value is not None:
-            try:
-                return max(float(value) * scale, 0.0)
-            except ValueError:
-                continue
-    return None
 
 
 def _short(text: str, limit: int = 200) -> str:

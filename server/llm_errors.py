@@ -28,13 +28,9 @@ class LLMTimeout(LLMError):
 class LLMStatusError(LLMError):
     code = "llm_error"
 
-    def __init__(
-        self, message: str, status: int, retryable: bool = False, retry_after: float | None = None
-    ) -> None:
+    def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-        self.retryable = retryable
-        self.retry_after = retry_after
 
     @property
     def error_code(self) -> str:

@@ -72,7 +72,9 @@ class Settings(BaseSettings):
     connect_timeout: float = Field(
         default=5.0, gt=0, description="seconds to connect; a refused or timed-out connect is never retried"
     )
-    max_retries: int = Field(default=3, ge=0, description="retries on 429/5xx/dropped connections")
+    max_retries: int = Field(
+        default=3, ge=0, description="the openai SDK's retries on 408/409/429/5xx and dropped connections"
+    )
     retry_timeouts: bool = Field(
         default=False, description="also retry a request that timed out (off: a slow server stays slow)"
     )
@@ -85,8 +87,12 @@ class Settings(BaseSettings):
         ge=512,
         description="context window bounding prompt + max_tokens (default: the server's, else 16384)",
     )
-    retry_backoff: float = Field(default=0.5, ge=0, description="first backoff wait; doubles per retry")
-    retry_max_wait: float = Field(default=8.0, ge=0, description="cap of one backoff wait (and Retry-After)")
+    retry_max_wait: float = Field(
+        default=8.0,
+        ge=0,
+        description="longest Retry-After waited for; a server asking for more fails the call at once "
+        "(the SDK's own back-off: 0.5 s doubling, at most 8 s)",
+    )
     max_reasks: int = Field(default=2, ge=0, description="re-asks with the validation error per stage")
 
     # ---- engine ----------------------------------------------------------------------------------

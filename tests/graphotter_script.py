@@ -134,14 +134,13 @@ class GraphScript:
 
 
 def settings_for(base_url: str, **overrides: Any) -> Settings:
-    """Settings pointing at the loopback server: fast retries, no embedding model."""
+    """Settings pointing at the loopback server: 2 retries (the SDK's back-off), no embedding model."""
     values: dict[str, Any] = {
         "base_url": base_url,
         "api_key": "test",
         "model": "scripted-model",
         "request_timeout": 5.0,
         "max_retries": 2,
-        "retry_backoff": 0.01,
         "retry_max_wait": 0.05,
         "dense_retrieval": False,
         "raise_errors": True,

@@ -40,7 +40,6 @@ def _env(llm: ScriptedLLM) -> dict[str, str]:
         "OPENAI_API_KEY": "test",
         "CELLTRACE_MODEL": "scripted-model",
         "CELLTRACE_DENSE_RETRIEVAL": "false",
-        "CELLTRACE_RETRY_BACKOFF": "0.01",
     }
 
 

@@ -235,7 +235,7 @@ def secret_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _settings(llm: ScriptedLLM) -> Settings:
     models = {f"model_{s.lower()}": m for s, m in MODEL.items()}
-    return Settings(base_url=llm.base_url, api_key="test", retry_backoff=0.01, max_retries=0,
+    return Settings(base_url=llm.base_url, api_key="test", max_retries=0,
                     longform_max_iterations=1, longform_debug_rounds=0, dense_retrieval=False, **models)
 
 

@@ -34,7 +34,6 @@ def test_eval_llm_engine_reports_calls_and_tokens(
         "OPENAI_API_KEY": "test",
         "CELLTRACE_MODEL": "scripted-model",
         "CELLTRACE_DENSE_RETRIEVAL": "false",
-        "CELLTRACE_RETRY_BACKOFF": "0.01",
         "CELLTRACE_REQUEST_TIMEOUT": "5",
     }.items():
         monkeypatch.setenv(name, value)

@@ -37,7 +37,6 @@ def test_eval_longform_adds_text_metrics(
     llm_server.responder = responder
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("CELLTRACE_RETRY_BACKOFF", "0.01")
     for stage in STAGES:
         monkeypatch.setenv(f"CELLTRACE_MODEL_{stage}", f"m-{stage.lower()}")
     monkeypatch.chdir(tmp_path)

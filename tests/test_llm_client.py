@@ -33,13 +33,23 @@ def test_usage_from_response_and_estimated_when_absent(llm_server: ScriptedLLM) 
     assert (body["temperature"], body["seed"], body["model"]) == (0.0, 7, "scripted-model")
 
 
-def test_retry_after_is_honoured_and_bounded(llm_server: ScriptedLLM) -> None:
+def test_retry_after_is_honoured(llm_server: ScriptedLLM) -> None:
     llm_server.queue(Fault.status(429, retry_after=0.2), "ok")
-    client, meter = LLMClient(settings_for(llm_server.base_url, retry_max_wait=0.1)), UsageMeter()
+    client, meter = LLMClient(settings_for(llm_server.base_url, retry_max_wait=1.0)), UsageMeter()
     started = time.monotonic()
     assert client.complete("THOUGHT", MESSAGES, meter) == "ok"
-    assert 0.1 <= time.monotonic() - started < 1.0
+    assert 0.2 <= time.monotonic() - started < 1.0
     assert [c.ok for c in meter.calls] == [False, True]
+
+
+def test_a_retry_after_longer_than_the_cap_fails_at_once(llm_server: ScriptedLLM) -> None:
+    llm_server.queue(Fault.status(429, retry_after=3), "ok")
+    client, meter = LLMClient(settings_for(llm_server.base_url, retry_max_wait=0.1)), UsageMeter()
+    started = time.monotonic()
+    with pytest.raises(LLMError, match=r"after 1 attempt.*HTTP 429"):
+        client.complete("THOUGHT", MESSAGES, meter)
+    assert time.monotonic() - started < 1.0 and len(llm_server.chat_requests) == 1
+    assert [c.ok for c in meter.calls] == [False]
 
 
 def test_should_retry_false_is_not_retried(llm_server: ScriptedLLM) -> None:

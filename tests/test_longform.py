@@ -119,7 +119,7 @@ class Script:
 
 def settings(llm: ScriptedLLM, **extra: Any) -> Settings:
     models = {f"model_{s.lower()}": m for s, m in MODEL.items()}
-    return Settings(base_url=llm.base_url, api_key="test", retry_backoff=0.01, raise_errors=True,
+    return Settings(base_url=llm.base_url, api_key="test", raise_errors=True,
                     **models, **extra)
 
 
@@ -350,7 +350,7 @@ def solve(table):
 
 
 def _env(llm: ScriptedLLM) -> dict[str, str]:
-    env = {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "test", "CELLTRACE_RETRY_BACKOFF": "0.01",
+    env = {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "test",
            "CELLTRACE_LONGFORM_MAX_ITERATIONS": "2"}
     env.update({f"CELLTRACE_MODEL_{s}": m for s, m in MODEL.items()})
     return env

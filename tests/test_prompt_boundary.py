@@ -73,7 +73,7 @@ def responder(model: str, messages: list[dict[str, Any]]) -> str:
 def _settings(llm: ScriptedLLM, **extra: Any) -> Settings:
     models = {f"model_{s.lower()}": m for s, m in MODEL.items()}
     knobs: dict[str, Any] = {"longform_max_iterations": 2, "longform_debug_rounds": 1, **extra}
-    return Settings(base_url=llm.base_url, api_key="test", retry_backoff=0.01, max_retries=0,
+    return Settings(base_url=llm.base_url, api_key="test", max_retries=0,
                     dense_retrieval=False, raise_errors=True, **models, **knobs)
 
 
@@ -127,7 +127,7 @@ def test_graph_engine_prompts_keep_workbook_text_inside_data_blocks(llm_server: 
     from celltrace.server.engine.api import answer_question
 
     llm_server.responder = lambda model, messages: "I cannot tell."
-    settings = Settings(base_url=llm_server.base_url, api_key="test", model="m-graph", retry_backoff=0.01,
+    settings = Settings(base_url=llm_server.base_url, api_key="test", model="m-graph",
                         max_retries=0, max_reasks=0, max_steps=1, dense_retrieval=False)
     answer_question(hostile_table(), "What is the last item?", engine="llm", settings=settings)
     assert llm_server.chat_requests
