@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from celltrace.server.offline.lexicon import one_typo, vocabulary
 from celltrace.server.offline.measures import measures
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import CellGraph
@@ -57,3 +58,32 @@ def test_the_measure_sides_are_two_different_lines_when_one_label_holds_both_phr
     ])
     plan = solve("What was the effective tax rate in 2017?", graph, infer_headers(graph), None)
     assert (plan.operation, plan.answer) == ("measure", ["25%"])
+
+
+@pytest.mark.parametrize(("word", "same"), [
+    (w, canon) for canon, words in vocabulary()["same_words"].items() for w in words])
+def test_each_same_word_finds_the_label_it_names(word: str, same: str) -> None:
+    cells = [["", "2017"], ["Senior employees", "25"], [f"{same.capitalize()} employees", "40"]]
+    graph = CellGraph(Table(text=cells, merges=[]))
+    plan = solve(f"How many {word} employees were there in 2017?", graph, infer_headers(graph), None)
+    assert plan.answer == ["40"]
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("goverment", "government", True),    # a letter left out
+    ("governnment", "government", True),  # a letter added
+    ("govermnent", "government", True),   # two neighbours swapped
+    ("goverbment", "government", True),   # a letter changed
+    ("stated", "states", False),          # short words: too often other words
+    ("government", "governments", True),
+    ("government", "movernment", False),  # another first letter
+    ("government", "govermnetn", False),  # two edits
+])
+def test_one_typo(a: str, b: str, same: bool) -> None:
+    assert one_typo(a, b) is same and one_typo(b, a) is same
+
+
+def test_a_question_with_a_typo_finds_the_line() -> None:
+    graph = _statement([("Cargo revenue", "300", "280"), ("Passenger revenue", "500", "450")])
+    plan = solve("What was passanger revenue in 2016?", graph, infer_headers(graph), None)
+    assert plan.answer == ["450"]

@@ -3,21 +3,10 @@ revenue), from the `[measures]` table of `vocabulary.toml`, answered as a percen
 
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
-
 from celltrace.server.offline.arithmetic import compute_plan
 from celltrace.server.offline.grounding import Grounder, Plan
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate
-
-
-@functools.lru_cache(maxsize=1)
-def vocabulary() -> dict[str, dict]:
-    """The offline engine's vocabulary data file."""
-    text = resources.files("celltrace.server.offline").joinpath("vocabulary.toml").read_text()
-    return tomllib.loads(text)
 
 
 def measures() -> dict[str, tuple[str, str]]:
