@@ -590,3 +590,18 @@ def test_a_plural_question_listing_items_gets_one_value_per_item() -> None:
     plan, _ = run(SURVEY, "what was the percentage of men in ontario?")
     assert plan.operation == "lookup"
     assert ops.asks_several("How many were in A and B?") and not ops.asks_several("what was A and B?")
+
+
+def test_an_or_inside_an_asked_amount_is_part_of_a_label_not_a_choice() -> None:
+    table = Table(text=[
+        ["stress on most days", "men", "women"],
+        ["", "percent", "percent"],
+        ["not at all or not very stressful", "30.1", "25.4"],
+        ["a bit stressful", "48.0", "50.2"],
+        ["quite a bit or extremely stressful", "21.9", "24.4"],
+    ])
+    plan, _ = run(table, "what percentage of men said their days were quite a bit or extremely stressful?")
+    assert (plan.operation, plan.answer) == ("lookup", ["21.9"])
+    assert ops.asks_amount_not_choice("what was the percentage of men, quite a bit or extremely stressed?")
+    assert not ops.asks_amount_not_choice("was the percentage higher for men or women?")
+    assert not ops.asks_amount_not_choice("who had more stress, men or women?")

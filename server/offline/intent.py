@@ -33,7 +33,7 @@ def candidates(g: Grounder) -> list[Plan]:
     if ops.asks_union(question):
         found.append(solve_union(g))
     pair = ops.pair_options(question)
-    if pair is not None:
+    if pair is not None and not ops.asks_amount_not_choice(question):
         found.append(solve_pair(g, pair))
     k = ops.top_k(question)
     if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None

@@ -224,6 +224,21 @@ def amount_before_name(question: str) -> bool:
     return amount is not None and name is not None and amount.start() < name.start()
 
 
+AMOUNT_ASKED = re.compile(
+    r"^\s*what\s+(?:was|is|were|are)\s+the\s+(?:\w+\s+)?"
+    r"(?:percent|percentage|proportion|number|rate|share|prevalence|amount|value)s?\b")
+"""`what was the (…) percentage …`: a question opening on the amount it wants."""
+
+
+def asks_amount_not_choice(question: str) -> bool:
+    """The question asks for an amount, names no direction and no which/who: an `A or B` in it is
+    part of a label (`what percentage reported "quite a bit" or "extremely" stressful`), not a choice
+    between two items (a hitab_train sample of 3,553 questions: 14 more right, none lost)."""
+    q = question.lower()
+    amount = QUANTITY.search(q) is not None or AMOUNT_ASKED.match(q) is not None
+    return amount and not asks_label(q) and direction(q) is None
+
+
 ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)")
 """`which gender …`, `what province …`: the noun names the category of the answer, not a cell
 constraint (an embedding of it matches the category's members unevenly: `gender` ~ `males`)."""
