@@ -195,7 +195,9 @@ class LLMClient:
             except LLMError as exc:
                 tried += attempts.count
                 failed = [*attempts.failed]
-                if isinstance(exc, LLMBadReply):  # the last attempt got a reply, but not a usable one
+                # a 2xx without a usable body (a dropped connection was retried by the SDK already)
+                unusable = isinstance(exc, LLMBadReply) and len(failed) < attempts.count
+                if unusable:
                     failed.append(time.monotonic() - attempts.started)
                 _record_failed(meter, stage, model, failed)
                 if isinstance(exc, LLMStatusError) and exc.status in (400, 422):
@@ -206,7 +208,7 @@ class LLMClient:
                         continue
                     if first_rejection is not None:
                         raise first_rejection from exc
-                if isinstance(exc, LLMBadReply) and bad_replies < s.max_retries:
+                if unusable and bad_replies < s.max_retries:
                     bad_replies += 1
                     log.debug("%s: unusable reply (%s); asking again", stage, exc)
                     continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 
 import pytest
@@ -151,6 +152,29 @@ def test_a_refused_connection_fails_at_once_without_retries() -> None:
         LLMClient(settings).complete("THOUGHT", MESSAGES, meter)
     assert time.monotonic() - started < 2 and len(meter.calls) == 1
     assert info.value.error_code == "llm_unreachable"
+
+
+def test_a_dropped_connection_is_retried_by_the_sdk_only() -> None:
+    """A server that closes every connection: the SDK's retries, not re-asks on top of them."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+
+        def drop() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                conn.recv(65536)
+                conn.close()
+
+        threading.Thread(target=drop, daemon=True).start()
+        settings = settings_for(f"http://127.0.0.1:{server.getsockname()[1]}/v1", max_retries=1)
+        meter = UsageMeter()
+        with pytest.raises(LLMBadReply, match="after 2 attempt"):
+            LLMClient(settings).complete("THOUGHT", MESSAGES, meter)
+    assert [c.ok for c in meter.calls] == [False, False]  # max_retries=1: two HTTP attempts in all
 
 
 def test_a_timeout_is_its_own_error_and_not_retried_by_default(llm_server: ScriptedLLM) -> None:
