@@ -2,7 +2,7 @@
 
 An LLM question mostly waits on the model, so LLM engines run on threads (`Settings.concurrency`
 by default, 8). The offline engine is CPU-bound Python (the GIL), so it runs on processes; a
-process first pays its start-up (imports, the embedding model), which pays off only over
+process first pays its start-up (imports), which pays off only over
 `QUESTIONS_PER_PROCESS` questions or more, so the default is one process per core up to that.
 An explicit `--workers N` is honoured as given (processes for offline, threads for LLM engines).
 """
@@ -32,19 +32,8 @@ def default_workers(engine: Engine, settings: Settings, questions: int) -> int:
     return max(1, min(os.cpu_count() or 1, questions // QUESTIONS_PER_PROCESS))
 
 
-def _init_process(threads: int) -> None:
-    try:
-        import torch
-
-        torch.set_num_threads(threads)
-    except ImportError:
-        pass
-
-
 def question_pool(engine: Engine, workers: int, settings: Settings) -> Executor:
     """Threads for LLM engines (and a single worker), processes for the offline engine."""
     if workers > 1 and not uses_llm(engine, settings):
-        threads = max(1, (os.cpu_count() or 1) // workers)
-        ctx = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_process, initargs=(threads,))
+        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     return ThreadPoolExecutor(max(1, workers))

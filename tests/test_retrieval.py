@@ -164,3 +164,24 @@ def test_query_vectors_encode_each_recent_text_once() -> None:
     assert calls == [["cargo revenue", "fleet"], ["seats"]]
     assert first.shape == (3, again.shape[1]) and np.allclose(first[1], again[0])
     np.testing.assert_allclose(first[0], emb.encode(["cargo revenue"])[0], atol=1e-5)
+
+
+def test_the_numpy_model_gives_the_sentence_transformers_vectors() -> None:
+    # leading components of sentence-transformers' all-MiniLM-L6-v2 vectors (normalised); the second
+    # text is longer than the model's 256 word pieces, so truncation is checked too
+    reference = {
+        "Operating revenue, cargo": [-0.01029, 0.01569, -0.004, -0.03172],
+        "x " * 300: [-0.00206, -0.03747, -0.03149, -0.04256],
+    }
+    vectors = get_embedder().encode(list(reference))
+    for vector, expected in zip(vectors, reference.values(), strict=True):
+        assert vector.dtype == np.float32 and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+        assert np.allclose(vector[:4], expected, atol=2e-5)
+
+
+def test_a_text_gets_the_same_vector_alone_and_in_any_batch() -> None:
+    texts = ["total operating revenue", "x " * 300, "2017", "", "national aeronautics"] * 20
+    together = get_embedder().encode(texts)
+    alone = get_embedder().encode([texts[0]])[0]
+    assert np.abs(together[0] - alone).max() < 1e-5
+    assert np.abs(together[0] - together[5]).max() < 1e-6  # the same text in another batch

@@ -6,7 +6,7 @@ once on its own threads — an LLM question waiting on the model holds a thread,
 CPU-bound work (graph build, retrieval, offline solving) takes the GIL of a worker, never the
 server's, so `/v1/health` stays fast under load. Workers run at a lower priority (`WORKER_NICE`)
 than the HTTP process. They are forked from a forkserver that has imported the engines once, so a
-worker starts in milliseconds; with `preload` each loads the embedding model at start.
+worker starts in milliseconds; with `preload` each loads the embedding model at start (≈ 0.3 s).
 
 A job is `fn(*args, emit)`: a module-level function and picklable arguments. `emit(StepEvent)`
 relays a step to the caller; `cancel()` makes the worker's next `emit` (or LLM call, through
@@ -26,7 +26,6 @@ import multiprocessing
 import os
 import pickle
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -126,23 +125,13 @@ def _portable(exc: BaseException) -> BaseException:
     return exc
 
 
-def _share_cores(processes: int) -> None:
-    """Give this worker's numeric libraries (torch, OpenMP) its share of the cores, not all of them."""
-    share = max(1, (os.cpu_count() or 1) // processes)
-    os.environ["OMP_NUM_THREADS"] = str(share)  # for a torch imported later
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(share)
-
-
-def worker_main(conn: Connection, threads: int, processes: int, warm: Settings | None) -> None:
-    """A worker process (one of `processes`): run jobs from `conn` on `threads` threads until told to
+def worker_main(conn: Connection, threads: int, warm: Settings | None) -> None:
+    """A worker process: run jobs from `conn` on `threads` threads until told to
     stop or the server is gone (end of file), then exit at once (running jobs are abandoned with
     the server)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole group: the server decides
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
-    _share_cores(processes)
     if warm is not None:
         warm_up_engine(warm)
     conn.send(("ready", 0, None))
@@ -187,10 +176,10 @@ def worker_main(conn: Connection, threads: int, processes: int, warm: Settings |
 class _Worker:
     """One worker process seen from the server: its pipe, its jobs and the thread reading replies."""
 
-    def __init__(self, ctx: Any, threads: int, processes: int, warm: Settings | None) -> None:
+    def __init__(self, ctx: Any, threads: int, warm: Settings | None) -> None:
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=worker_main, args=(child, threads, processes, warm), daemon=True, name="celltrace-worker"
+            target=worker_main, args=(child, threads, warm), daemon=True, name="celltrace-worker"
         )
         self.process.start()
         child.close()
@@ -268,7 +257,7 @@ class ProcessEngines:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._closed = False
-        self._workers = [_Worker(self._ctx, threads, processes, warm) for _ in range(processes)]
+        self._workers = [_Worker(self._ctx, threads, warm) for _ in range(processes)]
         for worker in self._workers:  # jobs sent meanwhile would wait in the pipe, unseen by the slots
             worker.ready.wait(READY_S)
 
@@ -279,7 +268,7 @@ class ProcessEngines:
             for i, worker in enumerate(self._workers):
                 if not worker.alive:
                     log.warning("an engine worker process ended; starting a new one")
-                    self._workers[i] = _Worker(self._ctx, self._threads, len(self._workers), self._warm)
+                    self._workers[i] = _Worker(self._ctx, self._threads, self._warm)
             worker = min(self._workers, key=lambda w: len(w.jobs))
             job = next(self._ids)
             worker.submit(job, fn, args, on_message)
