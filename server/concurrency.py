@@ -1,9 +1,11 @@
 """How many questions `batch` and `eval` answer at once, and on what: threads or processes.
 
 An LLM question mostly waits on the model, so LLM engines run on threads (`Settings.concurrency`
-by default, 8). The offline engine is CPU-bound Python (the GIL), so it runs on processes; a
-process first pays its start-up (imports), which pays off only over
-`QUESTIONS_PER_PROCESS` questions or more, so the default is one process per core up to that.
+by default, 16: a question makes ≈ 6 sequential calls, so at 0.5 s a call 40 questions need
+40 × 6 × 0.5 / 8 = 15 s of waiting at 8, 7.5 s at 16; our CPU per question is ≈ 0.1 s). The offline
+engine is CPU-bound Python (the GIL), so it runs on processes; a process first pays its start-up
+(imports), which pays off only over `QUESTIONS_PER_PROCESS` questions or more, so the default is
+one process per core up to that.
 An explicit `--workers N` is honoured as given (processes for offline, threads for LLM engines).
 """
 

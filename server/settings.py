@@ -145,7 +145,7 @@ class Settings(BaseSettings):
     )
 
     concurrency: int = Field(
-        default=8,
+        default=16,
         ge=1,
         le=64,
         description="questions batch and eval answer at once with an LLM engine when --workers is not given",

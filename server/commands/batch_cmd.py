@@ -131,7 +131,7 @@ def batch(
             "--workers",
             min=1,
             max=64,
-            help="Questions answered at once (default: CELLTRACE_CONCURRENCY threads, 8, for LLM engines; "
+            help="Questions answered at once (default: CELLTRACE_CONCURRENCY threads, 16, for LLM engines; "
             "a process per core for offline on 16+ questions per process).",
             show_default=False,
         ),

@@ -30,7 +30,7 @@ def eval_(
         int | None,
         typer.Option(
             min=1,
-            help="Records answered concurrently (default: CELLTRACE_CONCURRENCY threads, 8, for LLM "
+            help="Records answered concurrently (default: CELLTRACE_CONCURRENCY threads, 16, for LLM "
             "engines; a process per core for offline on 16+ records per process).",
             show_default=False,
         ),
