@@ -19,10 +19,21 @@ class TreeModel:
         self.features: list[str] = list(spec["features"])
         self.init = float(spec["init"])
         self.rate = float(spec["learning_rate"])
-        self.trees = [
-            tuple(np.asarray(t[k]) for k in ("feature", "threshold", "left", "right", "value"))
-            for t in spec["trees"]
-        ]
+        # all trees in one node table (children as indices into it, -1 at a leaf), so a row walks every
+        # tree at once: one numpy step per depth level instead of one per tree and level
+        trees = spec["trees"]
+        sizes = [len(t["feature"]) for t in trees]
+        self.roots = np.cumsum([0, *sizes[:-1]], dtype=np.int64)
+        glue = np.concatenate
+
+        def children(key: str) -> np.ndarray:
+            own = [np.asarray(t[key]) for t in trees]
+            return glue([np.where(c >= 0, c + r, -1) for c, r in zip(own, self.roots, strict=True)])
+
+        self.feature = np.maximum(glue([np.asarray(t["feature"]) for t in trees]), 0)
+        self.threshold = glue([np.asarray(t["threshold"], dtype=float) for t in trees])
+        self.left, self.right = children("left"), children("right")
+        self.value = glue([np.asarray(t["value"], dtype=float) for t in trees])
 
     def matrix(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
         """Feature rows as a matrix in the model's column order (a missing feature reads -1)."""
@@ -30,17 +41,17 @@ class TreeModel:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """P(positive) for each row of `x`."""
-        raw = np.full(len(x), self.init)
-        rows = np.arange(len(x))
-        for feature, threshold, left, right, value in self.trees:
-            node = np.zeros(len(x), dtype=int)
-            while True:
-                inner = left[node] >= 0
-                if not inner.any():
-                    break
-                go_left = x[rows, np.maximum(feature[node], 0)] <= threshold[node]
-                node = np.where(inner, np.where(go_left, left[node], right[node]), node)
-            raw += self.rate * value[node]
+        rows = np.arange(len(x))[None, :]
+        node = np.repeat(self.roots[:, None], len(x), axis=1)  # (tree, row)
+        while True:
+            inner = self.left[node] >= 0
+            if not inner.any():
+                break
+            go_left = x[rows, self.feature[node]] <= self.threshold[node]
+            node = np.where(inner, np.where(go_left, self.left[node], self.right[node]), node)
+        # init, then each tree's step in tree order (cumsum adds in sequence, as boosting does)
+        steps = np.vstack([np.full((1, len(x)), self.init), self.rate * self.value[node]])
+        raw = np.cumsum(steps, axis=0)[-1]
         return 1.0 / (1.0 + np.exp(-raw))
 
 
