@@ -106,7 +106,7 @@ ENV = {
 """The settings of every run against the server (its address comes from the fixture). A Thought
 cut at its 48 tokens is used as it is; the structured ANSWER gets room for its bounded fields
 (SmolLM2 fills them: at 160 tokens two of three were cut and asked again with the whole prompt).
-One question at a time: the server has one slot, so eval's 8 default workers only queue there and
+One question at a time: the server has one slot, so eval's 16 default workers only queue there and
 run into the request timeout."""
 
 

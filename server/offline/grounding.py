@@ -109,6 +109,7 @@ class Grounder:
         self.soft = self._soft_matches(list(headers.values()))
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
+        self._bonuses: dict[tuple[str, int], float] = {}
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -218,12 +219,17 @@ class Grounder:
             re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm))
 
     def _label_bonus(self, line: Line) -> float:
+        """Label completeness of a line (once per line: every pair with it asks again)."""
         if line.label is None:
             return 0.0
-        parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
-        known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
-        exact = EXACT_BONUS * self.verbatim(line.label)
-        return 0.3 * self.mention(line.label, known) + 0.05 * parents + exact
+        key = (line.axis, line.index)
+        bonus = self._bonuses.get(key)
+        if bonus is None:
+            parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
+            known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
+            exact = EXACT_BONUS * self.verbatim(line.label)
+            bonus = self._bonuses[key] = 0.3 * self.mention(line.label, known) + 0.05 * parents + exact
+        return bonus
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness.
