@@ -11,6 +11,7 @@ an LRU of `QUERY_CACHE_SIZE` vectors per process.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -24,11 +25,8 @@ QUERY_CACHE_SIZE = 4096
 """Question-side vectors kept (LRU; 1.5 KiB each): repeated questions and n-grams are not re-embedded."""
 MAX_TOKENS = 256
 """Longest input in word pieces (the model's `max_seq_length`); longer texts are truncated."""
-BATCH = 64
-"""Most texts per forward pass (sorted by length, so a batch pads little)."""
 BATCH_TOKENS = 2048
-"""Most word pieces per forward pass, padding included (one long text does not pad 63 short ones)."""
-
+"""Most word pieces per forward pass (texts are packed without padding)."""
 
 class MiniLM:
     """A BERT sentence encoder (the packaged model's `config.json`, `model.safetensors`,
@@ -75,21 +73,17 @@ class MiniLM:
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        pieces = [e.ids for e in self.tokenizer.encode_batch(texts)]
-        order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
-        start = 0
-        while start < len(order):
-            width = len(pieces[order[start]])  # the longest of this batch
-            rows = order[start : start + max(1, min(BATCH, BATCH_TOKENS // width))]
-            start += len(rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)  # 0 = [PAD]
-            mask = np.zeros(ids.shape, dtype=np.float32)
-            for r, i in enumerate(rows):
-                ids[r, : len(pieces[i])] = pieces[i]
-                mask[r, : len(pieces[i])] = 1.0
-            out[rows] = self._forward(ids, mask)
+        pieces = [e.ids for e in self.tokenizer.encode_batch(texts)] if texts else []
+        chunk: list[int] = []
+        size = 0
+        for i in sorted(range(len(texts)), key=lambda i: len(pieces[i])):
+            if chunk and size + len(pieces[i]) > BATCH_TOKENS:
+                out[chunk] = self._forward([pieces[j] for j in chunk])
+                chunk, size = [], 0
+            chunk.append(i)
+            size += len(pieces[i])
+        if chunk:
+            out[chunk] = self._forward([pieces[j] for j in chunk])
         return out
 
     def _layer_norm(self, x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -99,28 +93,38 @@ class MiniLM:
         x += bias
         return x
 
-    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _forward(self, pieces: list[list[int]]) -> np.ndarray:
+        """Vectors of texts sorted by length, packed without padding: the linear layers take all
+        their tokens at once, attention runs per group of texts of one length."""
         from scipy.special import erf
 
-        b, t = ids.shape
+        groups: list[tuple[int, int, int]] = []  # (first token, texts, length)
+        start = 0
+        for length, same in itertools.groupby(pieces, key=len):
+            count = sum(1 for _ in same)
+            groups.append((start, count, length))
+            start += count * length
         h, d = self.heads, self.dim // self.heads
-        x = self.word[ids] + self.position[:t] + self.token_type
-        x = self._layer_norm(x.reshape(b * t, self.dim), *self.norm)
-        padding = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :].astype(np.float32)
+        ids = np.fromiter(itertools.chain.from_iterable(pieces), dtype=np.int64, count=start)
+        positions = np.concatenate([np.tile(np.arange(length), count) for _, count, length in groups])
+        x = self._layer_norm(self.word[ids] + self.position[positions] + self.token_type, *self.norm)
         scale = np.float32(1.0 / np.sqrt(d))
         inv_root2 = np.float32(1.0 / np.sqrt(2.0))
         for layer in self.layers:
             qkv = x @ layer["qkv"]
             qkv += layer["qkv_b"]
-            qkv = qkv.reshape(b, t, 3, h, d).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]  # (batch, head, token, d)
-            scores = q @ k.transpose(0, 1, 3, 2)
-            scores *= scale
-            scores += padding
-            scores -= scores.max(-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(-1, keepdims=True)
-            y = (scores @ v).transpose(0, 2, 1, 3).reshape(b * t, self.dim) @ layer["out"]
+            attended = np.empty_like(x)
+            for first, count, length in groups:
+                end = first + count * length
+                part = qkv[first:end].reshape(count, length, 3, h, d).transpose(2, 0, 3, 1, 4)
+                q, k, v = part[0], part[1], part[2]  # (text, head, token, d)
+                scores = q @ k.transpose(0, 1, 3, 2)
+                scores *= scale
+                scores -= scores.max(-1, keepdims=True)
+                np.exp(scores, out=scores)
+                scores /= scores.sum(-1, keepdims=True)
+                attended[first:end] = (scores @ v).transpose(0, 2, 1, 3).reshape(count * length, self.dim)
+            y = attended @ layer["out"]
             y += layer["out_b"]
             y += x
             x = self._layer_norm(y, layer["ln1"], layer["ln1_b"])
@@ -135,8 +139,10 @@ class MiniLM:
             y += layer["down_b"]
             y += x
             x = self._layer_norm(y, layer["ln2"], layer["ln2_b"])
-        weights = mask[..., None]
-        pooled = (x.reshape(b, t, self.dim) * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
+        pooled = np.concatenate(
+            [x[first : first + count * length].reshape(count, length, self.dim).sum(1) / np.float32(length)
+             for first, count, length in groups]
+        )
         norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return (pooled / norms).astype(np.float32)
 
