@@ -50,6 +50,10 @@ PRELOAD = (
     "celltrace.server.engine.offline_engine",
     "celltrace.server.longform.engine",
     "celltrace.server.llm",
+    "openai",  # imported on a worker's first LLM call otherwise (≈ 1-3 s of CPU per worker)
+    "safetensors.numpy",  # the embedding model's libraries (the model itself loads per worker)
+    "tokenizers",
+    "scipy.special",
 )
 """Modules the forkserver imports once, so that forked workers start warm."""
 STOP_S = 2.0
