@@ -274,6 +274,9 @@ class Retriever:
 def _cell_number(text: str) -> str | None:
     """Canonical magnitude of a displayed number (`is_number_text`), signed: `(7.8)` → `-7.8`,
     `$1,234` → `1234`, `1.2E+05` → `120000`, `24.5%` → `24.5`; None for any other text."""
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit() and len(digits) <= 15:  # a plain integer, exact as a float
+        return str(int(text))
     info = parse_number_info(text)
     if info is None or not math.isfinite(info.value):
         return None
