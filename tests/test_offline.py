@@ -605,3 +605,14 @@ def test_an_or_inside_an_asked_amount_is_part_of_a_label_not_a_choice() -> None:
     assert ops.asks_amount_not_choice("what was the percentage of men, quite a bit or extremely stressed?")
     assert not ops.asks_amount_not_choice("was the percentage higher for men or women?")
     assert not ops.asks_amount_not_choice("who had more stress, men or women?")
+
+
+def test_an_other_line_is_not_the_answer_unless_the_question_says_other() -> None:
+    table = Table(text=[
+        ["offence", "2015"],
+        ["total violent violations", "100"],
+        ["assault", "40"],
+        ["other violent violations", "60"],
+    ])
+    assert run(table, "how many violent violations were there in 2015?")[0].answer == ["100"]
+    assert run(table, "how many other violent violations were there in 2015?")[0].answer == ["60"]

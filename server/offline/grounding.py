@@ -45,6 +45,13 @@ EXACT_BONUS = 0.1
 match beats a partial one whose remaining words are parents' or function words)."""
 
 
+RESIDUAL_PENALTY = 0.2
+"""Score taken from a line labelled as the rest of a group (`Other …`, `All other …`) when the
+question does not say `other`: a catch-all is rarely what a question names by its other words
+(hitab_train sample of 3,553 questions: 0.1 → 4 more right, 0.2 → 6, none lost)."""
+_RESIDUAL = re.compile(r"^\W*(?:all\s+)?others?\b")
+
+
 MAX_GRAMS = 48
 """Question n-grams embedded per question (bounds the per-question model time)."""
 
@@ -228,7 +235,10 @@ class Grounder:
             parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
             known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
             exact = EXACT_BONUS * self.verbatim(line.label)
-            bonus = self._bonuses[key] = 0.3 * self.mention(line.label, known) + 0.05 * parents + exact
+            rest = RESIDUAL_PENALTY * (bool(_RESIDUAL.match(normalise_text(line.label.text)))
+                                       and not re.search(r"\bothers?\b", self.qnorm))
+            bonus = self._bonuses[key] = (
+                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest)
         return bonus
 
     def line_score(self, line: Line) -> float:
