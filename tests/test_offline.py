@@ -616,3 +616,11 @@ def test_an_other_line_is_not_the_answer_unless_the_question_says_other() -> Non
     ])
     assert run(table, "how many violent violations were there in 2015?")[0].answer == ["100"]
     assert run(table, "how many other violent violations were there in 2015?")[0].answer == ["60"]
+
+
+def test_a_totals_row_is_an_aggregate_line() -> None:
+    table = Table(text=[
+        ["year", "yds"], ["1990", "717"], ["1991", "968"], ["totals", "1,685"],
+    ])
+    assert run(table, "how many yds did he finish with?")[0].answer == ["1,685"]
+    assert run(table, "which year had the most yds?")[0].answer == ["1991"]

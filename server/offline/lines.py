@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 
-AGGREGATE_LABEL_WORDS = frozenset({"total", "all", "overall", "average", "mean", "sum", "subtotal"})
+AGGREGATE_LABEL_WORDS = frozenset(
+    {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals"})
 """Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
 
 
