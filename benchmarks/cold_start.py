@@ -83,7 +83,7 @@ def processes(runs: int) -> None:
 
 def warm(runs: int) -> None:
     from celltrace.server.engine.api import answer_question
-    from celltrace.server.settings import Settings
+    from celltrace.server.infra.settings import Settings
     from celltrace.shared.detect import locate
     from celltrace.shared.xlsx_read import read_table
 

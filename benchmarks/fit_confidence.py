@@ -62,7 +62,7 @@ def _scored(plan) -> list[str]:
 
 
 def _context(record: dict):
-    from celltrace.server.retrieval import Retriever
+    from celltrace.server.infra.retrieval import Retriever
     from celltrace.shared.graph import CellGraph
     from celltrace.shared.headers import infer_headers
     from celltrace.shared.table import Table

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from celltrace.server.retrieval import Retriever
+from celltrace.server.infra.retrieval import Retriever
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.table import Merge, Table
 

@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from llm_server import ScriptedLLM  # noqa: E402
 
 from celltrace.server.evaluation.devdata import dev_data_dir  # noqa: E402
+from celltrace.server.infra.settings import Settings  # noqa: E402
 from celltrace.server.longform.engine import answer_longform  # noqa: E402
-from celltrace.server.settings import Settings  # noqa: E402
 from celltrace.shared.table import Table  # noqa: E402
 
 STAGES = ("PLAN", "PLAN_CHECK", "PROGRAM", "DEBUG", "SUB_ANSWER", "FINAL_ANSWER")

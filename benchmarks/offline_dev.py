@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from celltrace.server.evaluation.devdata import dev_data_dir
 from celltrace.server.evaluation.metrics import em_strict, evidence_scores
+from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.offline.solver import solve
-from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table

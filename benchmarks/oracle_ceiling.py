@@ -41,7 +41,7 @@ from llm_server import ScriptedLLM  # noqa: E402
 
 from celltrace.server.engine.api import answer_question  # noqa: E402
 from celltrace.server.evaluation.metrics import em_lenient  # noqa: E402
-from celltrace.server.settings import STAGES, Settings  # noqa: E402
+from celltrace.server.infra.settings import STAGES, Settings  # noqa: E402
 from celltrace.shared.graph import CellGraph  # noqa: E402
 from celltrace.shared.table import Table  # noqa: E402
 

@@ -15,10 +15,10 @@ import statistics
 import subprocess
 import time
 
-from celltrace.server import sandbox
+from celltrace.server.infra import sandbox
+from celltrace.server.infra.sandbox import run_function
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.reasoner import PRELUDE, TableContext
-from celltrace.server.sandbox import run_function
-from celltrace.server.settings import Settings
 from celltrace.shared.table import Table
 
 PROGRAM = (

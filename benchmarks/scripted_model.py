@@ -22,7 +22,7 @@ from llm_server import Fault, Scripted, ScriptedLLM  # noqa: E402
 from oracle_ceiling import Oracle  # noqa: E402
 
 from celltrace.server.evaluation.devdata import dev_data_dir  # noqa: E402
-from celltrace.server.settings import STAGES  # noqa: E402
+from celltrace.server.infra.settings import STAGES  # noqa: E402
 from celltrace.shared.graph import CellGraph  # noqa: E402
 from celltrace.shared.table import Table  # noqa: E402
 

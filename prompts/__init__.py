@@ -1,4 +1,4 @@
-"""Prompt templates, one text file per stage; see `celltrace.server.prompting` for rendering."""
+"""Prompt templates, one text file per stage; see `celltrace.server.infra.prompting` for rendering."""
 
 from importlib.resources import files
 

@@ -20,8 +20,8 @@ from celltrace.server.api.hosts import HostAllowListMiddleware
 from celltrace.server.api.limits import RequestLimitsMiddleware
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.upload import UploadRoutingMiddleware
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 
 
 def create_app(server: ServerSettings | None = None, engine: Settings | None = None) -> FastAPI:

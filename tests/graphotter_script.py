@@ -14,7 +14,7 @@ from typing import Any
 
 from llm_server import Scripted
 
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.table import Table
 
 QUESTION = (

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from celltrace.server.api.addin import ASSETS, ICON_SIZES
 from celltrace.server.app import create_app
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 
 OFFICE = "{http://schemas.microsoft.com/office/appforoffice/1.1}"
 TABLE = {

@@ -18,8 +18,8 @@ from celltrace.server.api.deps import get_ask_engine
 from celltrace.server.api.errors import redact, validation_message
 from celltrace.server.api.limits import too_many_cells
 from celltrace.server.app import create_app
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.api_models import StepEvent
 from celltrace.shared.graph_json import graph_result
 from celltrace.shared.schemas import AskResult, Step, StepAction, TablePayload
@@ -132,9 +132,9 @@ def test_lifespan_loads_embedder_and_probes_sandbox_once(monkeypatch: pytest.Mon
         def encode(self, texts: list[str]) -> None:
             calls.append("encode")
 
-    monkeypatch.setattr("celltrace.server.embedding.get_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("celltrace.server.infra.embedding.get_embedder", lambda: FakeEmbedder())
     monkeypatch.setattr(
-        "celltrace.server.sandbox.isolation_info", lambda: calls.append("probe") or "fake-sandbox"
+        "celltrace.server.infra.sandbox.isolation_info", lambda: calls.append("probe") or "fake-sandbox"
     )
     app = create_app(ServerSettings(preload=True, engine_processes=0), Settings(dense_retrieval=True))
     with TestClient(app) as c:

@@ -24,9 +24,9 @@ import openpyxl
 import pytest
 from llm_server import ScriptedLLM
 
-from celltrace.server import sandbox
+from celltrace.server.infra import sandbox
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.engine import answer_longform
-from celltrace.server.settings import Settings
 from celltrace.shared.table import Table
 
 SECRET = "sk-celltrace-redteam-7f3a9c1e5b"

@@ -23,9 +23,9 @@ from llm_server import Fault, Reply, ScriptedLLM
 
 from celltrace.server.engine import offline_engine
 from celltrace.server.engine.api import answer_question
-from celltrace.server.prompting import render
-from celltrace.server.settings import Settings
-from celltrace.server.tokens import estimate_tokens
+from celltrace.server.infra.prompting import render
+from celltrace.server.infra.settings import Settings
+from celltrace.server.infra.tokens import estimate_tokens
 from celltrace.shared.table import Table
 
 TESTS = Path(__file__).parent

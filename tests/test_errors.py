@@ -7,9 +7,9 @@ from tables import statement
 
 from celltrace.server.engine import api as engine_api
 from celltrace.server.engine import offline_engine
-from celltrace.server.llm_errors import LLMStatusError, LLMTimeout
-from celltrace.server.sandbox import IsolationUnavailable
-from celltrace.server.settings import Settings
+from celltrace.server.infra.llm_errors import LLMStatusError, LLMTimeout
+from celltrace.server.infra.sandbox import IsolationUnavailable
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.errors import CelltraceError, SandboxError, UserError, WorkbookError
 from celltrace.shared.xlsx_limits import WorkbookTooLarge
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from celltrace.server.jsonparse import ParseError, parse_loose, parse_model
+from celltrace.server.infra.jsonparse import ParseError, parse_loose, parse_model
 
 
 @pytest.mark.parametrize(

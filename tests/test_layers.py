@@ -70,6 +70,40 @@ def test_shared_imports_only_shared() -> None:
     assert {m: t for m, t in found.items() if t} == {}
 
 
+INFRA = ("celltrace.server.infra",)
+ENGINES = (
+    "celltrace.server.engine", "celltrace.server.offline", "celltrace.server.longform",
+    "celltrace.server.evaluation",
+)
+ENTRY_POINTS = (
+    "celltrace.server.cli", "celltrace.server.app", "celltrace.server.picture", "celltrace.server.commands",
+    "celltrace.server.api",
+)
+
+
+def _under(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_infrastructure_imports_only_infrastructure_and_shared() -> None:
+    below = (*INFRA, "celltrace.shared", "celltrace.prompts")
+    found = {
+        m: sorted(t for t in _all_imports(tree) if not _under(t, below))
+        for m, tree in MODULES.items()
+        if _under(m, INFRA)
+    }
+    assert {m: t for m, t in found.items() if t} == {}
+
+
+def test_engines_never_import_entry_points() -> None:
+    found = {
+        m: sorted(t for t in _all_imports(tree) if _under(t, ENTRY_POINTS))
+        for m, tree in MODULES.items()
+        if _under(m, ENGINES)
+    }
+    assert {m: t for m, t in found.items() if t} == {}
+
+
 def test_no_module_level_import_cycles() -> None:
     graph = {
         m: {t for n in _module_level_imports(tree) for t in _targets(n) if t in MODULES and t != m}

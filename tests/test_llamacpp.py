@@ -27,7 +27,7 @@ from test_ask_cli import workbook  # noqa: F401  (fixture)
 from typer.testing import CliRunner
 
 from celltrace.server.cli import app, register_commands
-from celltrace.server.llm import LLMClient
+from celltrace.server.infra.llm import LLMClient
 from celltrace.shared.schemas import AskResult, LongformResult
 
 pytestmark = pytest.mark.llamacpp

@@ -10,7 +10,7 @@ from graphotter_script import settings_for
 from llm_server import Fault, Reply, ScriptedLLM
 from pydantic import BaseModel
 
-from celltrace.server.llm import LLMClient, LLMError, UsageMeter
+from celltrace.server.infra.llm import LLMClient, LLMError, UsageMeter
 
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Total?"}]
 
@@ -69,6 +69,6 @@ def test_structured_output_reasks_with_the_error(llm_server: ScriptedLLM) -> Non
 
 def test_prompt_hash_is_logged(llm_server: ScriptedLLM, caplog: pytest.LogCaptureFixture) -> None:
     llm_server.queue("x")
-    with caplog.at_level(logging.DEBUG, logger="celltrace.server.llm"):
+    with caplog.at_level(logging.DEBUG, logger="celltrace.server.infra.llm"):
         LLMClient(settings_for(llm_server.base_url)).complete("THOUGHT", MESSAGES, UsageMeter())
     assert any("prompt_sha=" in r.getMessage() for r in caplog.records)

@@ -14,8 +14,8 @@ from llm_server import Fault, Reply, ScriptedLLM
 from pydantic import BaseModel
 
 from celltrace.server.engine.api import answer_question
-from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.llm_errors import LLMBadReply, LLMContextOverflow, LLMTimeout, LLMUnreachable
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.llm_errors import LLMBadReply, LLMContextOverflow, LLMTimeout, LLMUnreachable
 from celltrace.shared.table import Table
 
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Total?"}]

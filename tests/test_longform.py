@@ -17,10 +17,10 @@ from llm_server import Fault, ScriptedLLM
 from typer.testing import CliRunner
 
 from celltrace.server.cli import app, register_commands
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.engine import answer_longform
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers
 from celltrace.server.longform.planner import parse_plan, user_plan
-from celltrace.server.settings import Settings
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import LongformResult, LongformStep
 from celltrace.shared.table import Origin, Table

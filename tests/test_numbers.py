@@ -228,9 +228,9 @@ def test_excel_display_parses_to_rounded_value(x: float, code: str) -> None:
 def test_one_classifier_everywhere(text: str, value: float) -> None:
     """Header inference, retrieval, the operations, the metrics and faithfulness read the same number."""
     from celltrace.server.evaluation.metrics import em_strict
+    from celltrace.server.infra.retrieval import Retriever
     from celltrace.server.longform.faithfulness import unsupported_numbers
     from celltrace.server.offline.operations import parse
-    from celltrace.server.retrieval import Retriever
     from celltrace.shared.graph import CellGraph
     from celltrace.shared.headers import infer_headers
     from celltrace.shared.numbers import is_number_text

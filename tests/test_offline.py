@@ -6,13 +6,13 @@ import pytest
 from tables import statement
 
 from celltrace.server.engine.api import answer_question
+from celltrace.server.infra.retrieval import Retriever
+from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.lexicon import abbreviates, acronym
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
-from celltrace.server.retrieval import Retriever
-from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.numstyle import NumStyle

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from celltrace.server.app import create_app
 from celltrace.server.cli import app, register_commands
 from celltrace.server.engine.api import answer_question
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 from celltrace.server.picture import MAX_ROWS, trace_svg, visible
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
 from celltrace.shared.actions import Colours
 from celltrace.shared.schemas import AskResult, TablePayload
 from celltrace.shared.table import Origin, Table

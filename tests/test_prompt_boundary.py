@@ -9,9 +9,9 @@ from typing import Any
 
 from llm_server import ScriptedLLM
 
+from celltrace.server.infra.prompting import PromptText, data_block, render
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.engine import answer_longform
-from celltrace.server.prompting import PromptText, data_block, render
-from celltrace.server.settings import Settings
 from celltrace.shared.safe_text import neutralise
 from celltrace.shared.table import Origin, Table
 

@@ -9,9 +9,9 @@ from celltrace.prompts import load
 from celltrace.server.engine.actions import canonical_action, normalise_args, resolve
 from celltrace.server.engine.loop import execute
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.prompting import data_block, history_lines, render
-from celltrace.server.settings import Settings
-from celltrace.server.tokens import estimate_tokens
+from celltrace.server.infra.prompting import data_block, history_lines, render
+from celltrace.server.infra.settings import Settings
+from celltrace.server.infra.tokens import estimate_tokens
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.schemas import Step, StepAction
 from celltrace.shared.table import Table

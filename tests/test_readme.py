@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from celltrace.server.embedding import EmbeddingCache, get_embedder, query_vectors
-from celltrace.server.retrieval import Retriever, canonical_number, tokens
+from celltrace.server.infra.embedding import EmbeddingCache, get_embedder, query_vectors
+from celltrace.server.infra.retrieval import Retriever, canonical_number, tokens
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.table import Table
 

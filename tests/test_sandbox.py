@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from celltrace.server import sandbox
-from celltrace.server.sandbox import SandboxLimits, SandboxResult, isolation_info, run_function
+from celltrace.server.infra import sandbox
+from celltrace.server.infra.sandbox import SandboxLimits, SandboxResult, isolation_info, run_function
 
 PROJECT = Path(sandbox.__file__).resolve().parent.parent
 FAST = SandboxLimits(timeout_s=3.0, cpu_s=2)

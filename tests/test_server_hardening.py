@@ -18,9 +18,9 @@ from celltrace.server.api.limits import Busy, InflightSlots, RequestLimitsMiddle
 from celltrace.server.api.runner import EngineJob
 from celltrace.server.api.workers import ProcessEngines, ThreadEngines
 from celltrace.server.app import create_app
-from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 
 TABLE = {"cells": [["Item", "Amount"], ["Revenue", "1,200"]]}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from celltrace.server.settings import STAGES, Settings
+from celltrace.server.infra.settings import STAGES, Settings
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def test_every_stage_has_an_override_field() -> None:
 def test_the_local_profile_of_env_example_loads(tmp_path: Path) -> None:
     """The documented local profile (uncommented) is what the settings read: long timeouts, one
     retry and no timeout retries, one question at a time."""
-    from celltrace.server.server_settings import ServerSettings
+    from celltrace.server.infra.server_settings import ServerSettings
 
     text = (Path(__file__).parents[1] / ".env.example").read_text(encoding="utf-8")
     block = text.split("# ---- local profile")[1].split("\n# ----")[0]

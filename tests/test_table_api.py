@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from celltrace.server.infra.sandbox_child import describe_error
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.reasoner import (
     ProgramError,
     TableContext,
@@ -23,8 +25,6 @@ from celltrace.server.longform.table_api import (
     sandbox_export,
     to_number,
 )
-from celltrace.server.sandbox_child import describe_error
-from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table

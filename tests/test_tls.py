@@ -13,7 +13,7 @@ import httpx
 from cryptography import x509
 from serve_process import running_server
 
-from celltrace.server.tls import ensure_certificate, trust_instructions
+from celltrace.server.infra.tls import ensure_certificate, trust_instructions
 
 OFFICE = "{http://schemas.microsoft.com/office/appforoffice/1.1}"
 

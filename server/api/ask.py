@@ -24,9 +24,9 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob, client_gone
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import SSE_RESPONSES, ask_step_event, stream
-from celltrace.server.concurrency import uses_llm
+from celltrace.server.infra.concurrency import uses_llm
+from celltrace.server.infra.settings import Settings
 from celltrace.server.picture import trace_svg
-from celltrace.server.settings import Settings
 from celltrace.shared.a1 import split_sheet_ref
 from celltrace.shared.actions import actions_for_answer
 from celltrace.shared.api_models import AskRequest, AskResponse, ErrorBody

@@ -13,8 +13,8 @@ from celltrace.server.api.errors import ApiError, llm_failure
 from celltrace.server.api.limits import Busy, InflightSlots
 from celltrace.server.api.runner import EngineJob, client_gone
 from celltrace.server.api.runtime import Runtime
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.a1 import parse_cell, split_sheet_ref
 from celltrace.shared.api_models import TableRequest
 from celltrace.shared.detect import locate

@@ -132,7 +132,7 @@ def redact(text: str, secrets: Sequence[str | None] = ()) -> str:
 
 
 ENDPOINT_ERROR_CODES = frozenset({"llm_unreachable", "llm_timeout", "llm_unauthorized", "llm_error"})
-"""`error_code`s of LLM endpoint failures (see `celltrace.server.llm_errors`); they answer 502."""
+"""`error_code`s of LLM endpoint failures (see `celltrace.server.infra.llm_errors`); they answer 502."""
 
 
 def llm_failure(error_code: str | None, error: str, secrets: Sequence[str | None] = ()) -> ApiError | None:

@@ -24,7 +24,7 @@ from celltrace.server.api.errors import ApiError
 from celltrace.server.api.runner import Emit, EngineJob, client_gone
 from celltrace.server.api.runtime import Runtime
 from celltrace.server.api.sse import MESSAGE_CHARS, SSE_RESPONSES, stream
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.actions import one_line, plan_actions
 from celltrace.shared.api_models import ErrorBody, LongformRequest, LongformResponse, StepEvent
 from celltrace.shared.schemas import LongformResult

@@ -19,8 +19,8 @@ from celltrace.server.api.workers import (
     default_processes,
     warm_up_engine,
 )
-from celltrace.server.server_settings import ServerSettings
-from celltrace.server.settings import STAGES, Settings
+from celltrace.server.infra.server_settings import ServerSettings
+from celltrace.server.infra.settings import STAGES, Settings
 
 log = logging.getLogger("celltrace.server")
 K = TypeVar("K")
@@ -102,7 +102,7 @@ class Runtime:
         else:
             self.workers = ProcessEngines(processes, threads, warm)
         if server.preload:
-            from celltrace.server.sandbox import isolation_info
+            from celltrace.server.infra.sandbox import isolation_info
 
             self.sandbox = isolation_info()
 

@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from celltrace.server.api.errors import ApiError
-from celltrace.server.server_settings import ServerSettings
+from celltrace.server.infra.server_settings import ServerSettings
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import TablePayload
 from celltrace.shared.xlsx_read import read_table

@@ -10,7 +10,7 @@ worker starts in milliseconds; with `preload` each loads the embedding model at 
 
 A job is `fn(*args, emit)`: a module-level function and picklable arguments. `emit(StepEvent)`
 relays a step to the caller; `cancel()` makes the worker's next `emit` (or LLM call, through
-`celltrace.server.cancel`) stop the engine. The caller hears `("step", event)` per step and then
+`celltrace.server.infra.cancel`) stop the engine. The caller hears `("step", event)` per step and then
 exactly one `("done", result)` (`None` when cancelled) or `("error", exception)`; a worker that
 dies fails its jobs with an error and is replaced on the next submit. `ThreadEngines`
 (`engine_processes=0`) runs the same jobs in this process (closures allowed: tests' fake engines).
@@ -32,8 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from celltrace.server.cancel import Cancelled, cancellable
-from celltrace.server.settings import Settings
+from celltrace.server.infra.cancel import Cancelled, cancellable
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.api_models import StepEvent
 
 log = logging.getLogger("celltrace.server")
@@ -49,7 +49,7 @@ PRELOAD = (
     "celltrace.server.engine.llm_policy",
     "celltrace.server.engine.offline_engine",
     "celltrace.server.longform.engine",
-    "celltrace.server.llm",
+    "celltrace.server.infra.llm",
     "openai",  # imported on a worker's first LLM call otherwise (≈ 1-3 s of CPU per worker)
     "safetensors.numpy",  # the embedding model's libraries (the model itself loads per worker)
     "tokenizers",
@@ -87,7 +87,7 @@ def _run(
         send(("step", event))
 
     try:
-        with cancellable(cancelled):  # LLM calls check it too (celltrace.server.cancel)
+        with cancellable(cancelled):  # LLM calls check it too (celltrace.server.infra.cancel)
             result = fn(*args, emit)
     except Cancelled:
         result = None
@@ -289,7 +289,7 @@ class ProcessEngines:
 def warm_up_engine(engine: Settings) -> None:
     """Load the embedding model when dense retrieval is on (in each process that answers)."""
     if engine.dense_retrieval:
-        from celltrace.server.embedding import get_embedder
+        from celltrace.server.infra.embedding import get_embedder
 
         get_embedder().encode(["warm-up"])
 

@@ -39,8 +39,8 @@ from celltrace.server.commands.output import (
     target,
 )
 from celltrace.server.commands.render import echo, echo_json, print_table
-from celltrace.server.concurrency import default_workers, question_pool
-from celltrace.server.settings import Settings
+from celltrace.server.infra.concurrency import default_workers, question_pool
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.a1 import cell_ref, range_ref, sheet_address
 from celltrace.shared.actions import (
     Action,

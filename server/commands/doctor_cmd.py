@@ -13,7 +13,7 @@ import typer
 from celltrace.server import __version__
 from celltrace.server.commands.render import echo, echo_json, spinner
 from celltrace.server.commands.serve_cmd import load_server_settings
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 
 
 def endpoint(base_url: str | None) -> str:
@@ -26,7 +26,7 @@ def endpoint(base_url: str | None) -> str:
 
 
 def _embedding() -> tuple[bool, str]:
-    from celltrace.server.embedding import MODEL_ID, get_embedder
+    from celltrace.server.infra.embedding import MODEL_ID, get_embedder
 
     started = time.monotonic()
     try:
@@ -45,7 +45,7 @@ def doctor(
     `/v1/models` probe and a 1-token chat), models per stage, embedding model and sandbox isolation;
     exit 1 when the endpoint or the embedding model cannot be used."""
     from celltrace.server.api.runtime import available_engines, stage_models  # loads the web stack
-    from celltrace.server.sandbox import isolation_info
+    from celltrace.server.infra.sandbox import isolation_info
 
     engine = Settings()
     server = load_server_settings()
@@ -57,7 +57,7 @@ def doctor(
     }
     llm_ok = True
     if engine.llm_configured:
-        from celltrace.server.llm_check import check_endpoint
+        from celltrace.server.infra.llm_check import check_endpoint
 
         facts["llm"] = f"configured, endpoint {endpoint(engine.base_url)}, api key {_set(engine.api_key)}"
         with spinner("Contacting the LLM endpoint …"):

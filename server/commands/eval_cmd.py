@@ -59,8 +59,8 @@ def eval_(
     verdict = None
     if judge:
         from celltrace.server.evaluation.judge import Judge
-        from celltrace.server.llm import UsageMeter
-        from celltrace.server.settings import Settings
+        from celltrace.server.infra.llm import UsageMeter
+        from celltrace.server.infra.settings import Settings
 
         settings = Settings()
         if not settings.llm_configured:

@@ -34,7 +34,7 @@ def check_workbook_arg(workbook: Path, question: str, command: str = "ask") -> N
 
 
 def _words(texts: list[str]) -> set[str]:
-    from celltrace.server.retrieval import tokens
+    from celltrace.server.infra.retrieval import tokens
 
     return {t for text in texts for t in tokens(text) if not t.isdigit()}
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
-from celltrace.server.server_settings import ServerSettings
+from celltrace.server.infra.server_settings import ServerSettings
 from celltrace.shared.errors import UserError
 
 APP_FACTORY = "celltrace.server.app:create_app"
@@ -81,7 +81,7 @@ def serve(
 
     tls: dict[str, str] = {}
     if https:
-        from celltrace.server.tls import DEFAULT_DIR, ensure_certificate, trust_instructions
+        from celltrace.server.infra.tls import DEFAULT_DIR, ensure_certificate, trust_instructions
 
         local = ensure_certificate(cert_dir or DEFAULT_DIR)
         tls = {"ssl_certfile": str(local.cert), "ssl_keyfile": str(local.key)}

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from celltrace.server.jsonparse import ParseError, parse_loose
-from celltrace.server.prompting import cell, format_arg, node_list
+from celltrace.server.infra.jsonparse import ParseError, parse_loose
+from celltrace.server.infra.prompting import cell, format_arg, node_list
 from celltrace.shared.a1 import col_number
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number

@@ -25,7 +25,7 @@ from celltrace.server.engine.loop import AnswerEngine, PolicyLoop
 from celltrace.server.engine.policy import FinalAnswer
 from celltrace.server.engine.state import ReasoningState
 from celltrace.server.engine.terms import in_user_terms
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.schemas import AskResult, Engine, EngineName, Step, TraceCell
 from celltrace.shared.table import Table
 
@@ -112,7 +112,7 @@ def engine_for(name: EngineName, settings: Settings) -> AnswerEngine:
 
         return OfflineEngine()
     from celltrace.server.engine.llm_policy import LLMPolicy
-    from celltrace.server.llm import LLMClient
+    from celltrace.server.infra.llm import LLMClient
 
     return PolicyLoop(LLMPolicy(LLMClient(settings)))
 

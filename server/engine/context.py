@@ -12,7 +12,7 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from celltrace.server.retrieval import Retriever
+from celltrace.server.infra.retrieval import Retriever
 from celltrace.shared.graph import CellGraph, graph_of
 from celltrace.shared.headers import HeaderModel, infer_headers
 from celltrace.shared.lru import WeightedLru

@@ -31,10 +31,10 @@ from celltrace.server.engine.actions import ANSWER, CANONICAL, normalise_args, r
 from celltrace.server.engine.evidence import split_evidence
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.jsonparse import ParseError, parse_loose
-from celltrace.server.llm import LLMClient
-from celltrace.server.llm_probe import context_tokens
-from celltrace.server.prompting import (
+from celltrace.server.infra.jsonparse import ParseError, parse_loose
+from celltrace.server.infra.llm import LLMClient
+from celltrace.server.infra.llm_probe import context_tokens
+from celltrace.server.infra.prompting import (
     cell,
     data_block,
     fit_lines,
@@ -44,7 +44,7 @@ from celltrace.server.prompting import (
     table_lines,
     truncate,
 )
-from celltrace.server.tokens import estimate_tokens
+from celltrace.server.infra.tokens import estimate_tokens
 from celltrace.shared.schemas import EngineName, StepAction
 
 log = logging.getLogger(__name__)

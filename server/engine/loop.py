@@ -27,7 +27,7 @@ from celltrace.server.engine.actions import (
 )
 from celltrace.server.engine.policy import Decision, FinalAnswer, Policy
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.prompting import cell, format_action, format_arg, node_list, shown_nodes
+from celltrace.server.infra.prompting import cell, format_action, format_arg, node_list, shown_nodes
 from celltrace.shared.errors import CelltraceError
 from celltrace.shared.graph import Node
 from celltrace.shared.schemas import EngineName, Step, StepAction

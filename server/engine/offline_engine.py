@@ -24,9 +24,9 @@ from typing import Any
 from celltrace.server.engine.loop import OnStep, failed_on_error, take_step
 from celltrace.server.engine.policy import Decision, FinalAnswer
 from celltrace.server.engine.state import ReasoningState
+from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.offline.grounding import Plan
 from celltrace.server.offline.solver import solve
-from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import EngineName, StepAction

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from celltrace.server.engine.context import headers_of
-from celltrace.server.llm import UsageMeter
-from celltrace.server.prompting import cell, node_list
-from celltrace.server.settings import Settings
+from celltrace.server.infra.llm import UsageMeter
+from celltrace.server.infra.prompting import cell, node_list
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import Step
@@ -85,7 +85,7 @@ class ReasoningState:
     `add_to_trace`); `steps` the executed Thought/Action/Observation rounds; `usage` the LLM
     accounting of this question; `observed` every node id shown in an observation (first-seen
     order); `notes` loop feedback for the next decision (repeated actions, no progress, step limit).
-    `retriever` is a `celltrace.server.retrieval.Retriever`, or None.
+    `retriever` is a `celltrace.server.infra.retrieval.Retriever`, or None.
     """
 
     question: str

@@ -21,7 +21,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-from celltrace.server.concurrency import default_workers, question_pool
 from celltrace.server.evaluation.calibration import auroc, ece
 from celltrace.server.evaluation.layouts import Placement, layout_for, map_evidence, write_layout
 from celltrace.server.evaluation.metrics import (
@@ -32,7 +31,8 @@ from celltrace.server.evaluation.metrics import (
     percentile,
     scored_answer,
 )
-from celltrace.server.settings import Settings
+from celltrace.server.infra.concurrency import default_workers, question_pool
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult, Engine, EngineName

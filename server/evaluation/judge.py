@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 
 from celltrace.server.evaluation.longform_metrics import yes_no_verdict
-from celltrace.server.llm import LLMClient, LLMError, UsageMeter
-from celltrace.server.prompting import render
-from celltrace.server.settings import Settings
+from celltrace.server.infra.llm import LLMClient, LLMError, UsageMeter
+from celltrace.server.infra.prompting import render
+from celltrace.server.infra.settings import Settings
 
 
 class Judge:

@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from celltrace.server.engine.evidence import evidence_cells, split_evidence
-from celltrace.server.llm import LLMClient, UsageMeter
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.faithfulness import parse_numbers, unsupported_numbers, values_in
 from celltrace.server.longform.generator import final_answer
 from celltrace.server.longform.planner import check_plan, make_plan, normalise_question
 from celltrace.server.longform.reasoner import Solved, TableContext, is_empty, solve
-from celltrace.server.settings import Settings
 from celltrace.shared.errors import CelltraceError
 from celltrace.shared.numbers import format_number, parse_number
 from celltrace.shared.schemas import EvidenceCell, LongformResult, LongformStep, PlanItem

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from celltrace.server.llm import LLMClient, UsageMeter
-from celltrace.server.prompting import data_block, render
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.prompting import data_block, render
 from celltrace.shared.schemas import PlanItem
 
 

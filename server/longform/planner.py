@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, field_validator, model_validator
 
-from celltrace.server.llm import LLMClient, UsageMeter
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.prompting import render
 from celltrace.server.longform.generator import user_message
-from celltrace.server.prompting import render
 from celltrace.shared.errors import UserError
 from celltrace.shared.graph import normalise_text
 

@@ -6,7 +6,7 @@ fence too; the whole reply when there is none) is parsed with `ast`; top-level i
 classes and assignments that neither use `table` nor call one of the reply's functions are kept,
 anything else (example calls, `print`, `__main__` blocks) is dropped; the target is `solve`, else
 the last function. It runs only through
-`celltrace.server.sandbox.run_function`, with `table_api` as prelude and the table payload as its
+`celltrace.server.infra.sandbox.run_function`, with `table_api` as prelude and the table payload as its
 one argument. A failure (exception, timeout, no function) gets up to `longform_debug_rounds` DEBUG
 rounds that show the error and the generated-code traceback; then the item is `source="error"`,
 or, when `longform_llm_fallback` is on, an LLM-only answer marked `source="llm_fallback"`. A
@@ -23,12 +23,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from celltrace.server.llm import LLMClient, UsageMeter
+from celltrace.server.infra.llm import LLMClient, UsageMeter
+from celltrace.server.infra.prompting import CELL_CHARS, data_block, fit_lines, render, truncate
+from celltrace.server.infra.sandbox import run_function
+from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.generator import fallback_answer, sub_answer, user_message
 from celltrace.server.longform.table_api import PATH_SEP
-from celltrace.server.prompting import CELL_CHARS, data_block, fit_lines, render, truncate
-from celltrace.server.sandbox import run_function
-from celltrace.server.settings import Settings
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel, infer_headers
 from celltrace.shared.schemas import PlanItem

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for, question_position, ranked_cells
@@ -12,7 +13,6 @@ from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
-from celltrace.server.retrieval import tokens
 from celltrace.shared.graph import normalise_text
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import is_aggregate
-from celltrace.server.retrieval import tokens
 from celltrace.shared.graph import Node, normalise_text
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from celltrace.server.embedding import query_vectors
+from celltrace.server.infra.embedding import query_vectors
+from celltrace.server.infra.retrieval import Retriever, tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.lexicon import (
     UNIT_CANON,
@@ -30,7 +31,6 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
-from celltrace.server.retrieval import Retriever, tokens
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import is_number_text

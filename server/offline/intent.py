@@ -10,6 +10,7 @@ the solver lets the calibrated confidence model choose among them (`solver`).
 
 from __future__ import annotations
 
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import joined, solve_multi, solve_union, stems
@@ -19,7 +20,6 @@ from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
-from celltrace.server.retrieval import tokens
 from celltrace.shared.graph import normalise_text
 
 

@@ -15,7 +15,7 @@ import re
 import tomllib
 from importlib import resources
 
-from celltrace.server.retrieval import STOPWORDS, tokens
+from celltrace.server.infra.retrieval import STOPWORDS, tokens
 from celltrace.shared.graph import normalise_text
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "count": "number"}

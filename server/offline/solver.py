@@ -16,10 +16,10 @@
 
 from __future__ import annotations
 
+from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.offline import confidence
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.intent import candidates
-from celltrace.server.retrieval import Retriever
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import HeaderModel
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import openai
 
-from celltrace.server.llm import shared_client
-from celltrace.server.llm_probe import DEFAULT_CONTEXT, probe
-from celltrace.server.settings import Settings
+from celltrace.server.infra.llm import shared_client
+from celltrace.server.infra.llm_probe import DEFAULT_CONTEXT, probe
+from celltrace.server.infra.settings import Settings
 
 _PING_SCHEMA = {
     "type": "object",

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from celltrace.prompts import load
-from celltrace.server.tokens import CHARS_PER_TOKEN, estimate_tokens
+from celltrace.server.infra.tokens import CHARS_PER_TOKEN, estimate_tokens
 from celltrace.shared.a1 import col_letter
 from celltrace.shared.graph import CellGraph, Node, render_node
 from celltrace.shared.headers import HeaderModel

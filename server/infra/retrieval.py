@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 import snowballstemmer
 
-from celltrace.server.embedding import Embedder, get_cache, get_embedder, query_vectors
+from celltrace.server.infra.embedding import Embedder, get_cache, get_embedder, query_vectors
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number_info
 

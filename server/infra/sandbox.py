@@ -36,7 +36,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
-from celltrace.server.program_policy import ProgramRejected, check_program
+from celltrace.server.infra.program_policy import ProgramRejected, check_program
 from celltrace.shared.errors import SandboxError
 
 CHILD = Path(__file__).with_name("sandbox_child.py")

@@ -23,25 +23,25 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from celltrace.server import cancel
-from celltrace.server.jsonparse import ParseError, parse_model
-from celltrace.server.llm_errors import (
+from celltrace.server.infra import cancel
+from celltrace.server.infra.jsonparse import ParseError, parse_model
+from celltrace.server.infra.llm_errors import (
     LLMBadReply,
     LLMContextOverflow,
     LLMError,
     LLMStatusError,
     LLMTimeout,
 )
-from celltrace.server.llm_probe import context_tokens, count_tokens
-from celltrace.server.prompting import prompt_hash, render
-from celltrace.server.settings import Settings
-from celltrace.server.tokens import estimate_tokens
+from celltrace.server.infra.llm_probe import context_tokens, count_tokens
+from celltrace.server.infra.prompting import prompt_hash, render
+from celltrace.server.infra.settings import Settings
+from celltrace.server.infra.tokens import estimate_tokens
 from celltrace.shared.schemas import StageUsage, Usage
 
 if TYPE_CHECKING:  # the SDK and httpx are imported on the first call: the offline engine never loads them
     from openai import OpenAI
 
-    from celltrace.server.llm_transport import Attempts
+    from celltrace.server.infra.llm_transport import Attempts
 
 __all__ = ["LLMClient", "LLMError", "UsageMeter", "shared_client", "strip_reasoning"]
 
@@ -104,7 +104,7 @@ def shared_client(settings: Settings) -> OpenAI:
     import httpx
     from openai import OpenAI
 
-    from celltrace.server.llm_transport import Transport
+    from celltrace.server.infra.llm_transport import Transport
 
     key = (settings.base_url, settings.api_key, settings.connect_timeout)
     with _lock:
@@ -168,7 +168,7 @@ class LLMClient:
 
         `cut_ok`: free text used as it is (a Thought) is returned when cut at `max_tokens`, not asked
         again with a larger limit (on a CPU server each re-ask costs the whole prompt again)."""
-        from celltrace.server.llm_transport import Attempts
+        from celltrace.server.infra.llm_transport import Attempts
 
         s = self.settings
         model = s.model_for(stage)
@@ -246,7 +246,7 @@ class LLMClient:
         import httpx
         import openai
 
-        from celltrace.server.llm_transport import counting
+        from celltrace.server.infra.llm_transport import counting
 
         s = self.settings
         extra: dict[str, Any] = {"seed": s.seed} if s.seed is not None else {}

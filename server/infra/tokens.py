@@ -4,7 +4,7 @@ Real BPE tokenisers average about 4 characters per token on English but as few a
 digit-heavy tables (numbers split into single digits or short groups). Budgets must hold for
 tables, so the estimate is one token per 2 characters, rounded up: a prompt kept under a budget
 by this measure is under it for real. When the server offers a tokenizer (llama.cpp `/tokenize`),
-`celltrace.server.llm_probe.count_tokens` counts exactly instead.
+`celltrace.server.infra.llm_probe.count_tokens` counts exactly instead.
 """
 
 from __future__ import annotations

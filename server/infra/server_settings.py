@@ -1,6 +1,6 @@
 """HTTP server settings (pydantic-settings): environment variables with prefix `CELLTRACE_`, and `.env`.
 
-Engine and LLM knobs live in `celltrace.server.settings.Settings`; these only shape the local server.
+Engine and LLM knobs live in `celltrace.server.infra.settings.Settings`; these only shape the local server.
 """
 
 from __future__ import annotations

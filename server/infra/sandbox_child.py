@@ -1,6 +1,6 @@
 """Sandbox child: runs one model-written function and writes one authenticated JSON reply.
 
-Started by `celltrace.server.sandbox` as `python -I <this file>` (standard library only, so it runs
+Started by `celltrace.server.infra.sandbox` as `python -I <this file>` (standard library only, so it runs
 without the project on `sys.path`). It reads one JSON request from stdin, keeps the request's reply
 key only inside an HMAC object local to `main`, imports the optional prelude, checks and compiles a
 restricted program with `program_policy.py` (loaded by path), then locks itself down (rlimits,

@@ -14,8 +14,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from celltrace.server.settings import Settings
-from celltrace.server.tokens import estimate_tokens
+from celltrace.server.infra.settings import Settings
+from celltrace.server.infra.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # imported where a request is made: the offline engine never loads it
     import httpx

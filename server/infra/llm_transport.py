@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from celltrace.server import cancel
-from celltrace.server.llm_errors import LLMTimeout, LLMUnreachable
+from celltrace.server.infra import cancel
+from celltrace.server.infra.llm_errors import LLMTimeout, LLMUnreachable
 
 
 @dataclass

@@ -15,7 +15,7 @@ import multiprocessing
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
-from celltrace.server.settings import Settings
+from celltrace.server.infra.settings import Settings
 from celltrace.shared.schemas import Engine
 
 QUESTIONS_PER_PROCESS = 16
