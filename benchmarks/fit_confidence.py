@@ -26,12 +26,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 MODEL = Path(__file__).resolve().parents[1] / "server" / "offline" / "confidence_model.json"
 
 
-def _init_worker() -> None:
-    import torch
-
-    torch.set_num_threads(1)
-
-
 def _solve_table(records: list[dict]) -> list[dict]:
     """Every candidate plan of every question of one table, with its features and correctness."""
     from celltrace.server.evaluation.metrics import em_strict
@@ -82,7 +76,7 @@ def collect(src: Path, dst: Path, workers: int, start: int, stop: int | None) ->
     random.Random(0).shuffle(tables)  # a slice still samples every source
     tables = tables[start:stop]
     started, done = time.monotonic(), 0
-    with dst.open("w") as fh, ProcessPoolExecutor(workers, initializer=_init_worker) as pool:
+    with dst.open("w") as fh, ProcessPoolExecutor(workers) as pool:
         for rows in pool.map(_solve_table, tables, chunksize=4):
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
