@@ -142,10 +142,14 @@ class Retriever:
         for n in self.nodes:  # one normalisation per distinct cell text feeds every index
             known = seen.get(n.text)
             if known is None:
-                norm = normalise_text(n.text)
-                toks = _tokens_of(norm)
-                number = _cell_number(n.text)
-                known = seen[n.text] = (norm, toks, number, set(toks))
+                digits = _integer_digits(n.text)
+                if digits is not None:  # its own normal form, one number token
+                    token = digits.lstrip("0") or "0"
+                    known = seen[n.text] = (n.text, [token], str(int(n.text)), {token})
+                else:
+                    norm = normalise_text(n.text)
+                    toks = _tokens_of(norm)
+                    known = seen[n.text] = (norm, toks, _cell_number(n.text), set(toks))
             nid = n.id
             norm, toks_of[nid], numbers[nid], distinct = known
             norms[nid] = norm
@@ -274,13 +278,19 @@ class Retriever:
 def _cell_number(text: str) -> str | None:
     """Canonical magnitude of a displayed number (`is_number_text`), signed: `(7.8)` → `-7.8`,
     `$1,234` → `1234`, `1.2E+05` → `120000`, `24.5%` → `24.5`; None for any other text."""
-    digits = text[1:] if text[:1] == "-" else text
-    if digits.isascii() and digits.isdigit() and len(digits) <= 15:  # a plain integer, exact as a float
+    if _integer_digits(text) is not None:
         return str(int(text))
     info = parse_number_info(text)
     if info is None or not math.isfinite(info.value):
         return None
     return "0" if info.value == 0 else format(Decimal(repr(info.value)).normalize(), "f")
+
+
+def _integer_digits(text: str) -> str | None:
+    """The digits of a plain integer cell (ASCII digits after an optional minus, at most 15 of them,
+    so exact as a float), else None: its normal form, tokens and number need no parsing."""
+    digits = text[1:] if text[:1] == "-" else text
+    return digits if digits.isascii() and digits.isdigit() and len(digits) <= 15 else None
 
 
 def _top(hits: list[Hit], k: int, n_total: int, ties: bool = True) -> list[Hit]:
