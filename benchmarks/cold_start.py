@@ -18,13 +18,12 @@ Wall and CPU seconds are both shown: on a busy machine wall time mostly measures
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import statistics
-import subprocess
 import time
 from pathlib import Path
+
+from measure import load_average, run_process
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "financials.xlsx"
 QUESTIONS = (
@@ -42,21 +41,6 @@ QUESTIONS = (
 HELP_TARGET_S = 1.0
 COLD_TARGET_S = 4.0
 WARM_TARGET_S = 0.1
-
-
-def run_process(argv: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MiB of the largest child so far) of one run to completion."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024
-
-
-def load_average() -> str:
-    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def processes(runs: int) -> None:

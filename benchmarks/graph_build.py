@@ -16,12 +16,9 @@ ratio (target ≤ 2.0 for 10,000×50). The machine's load average is printed wit
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +26,8 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from measure import load_average, run_process
 
 from celltrace.server.infra.retrieval import Retriever
 from celltrace.shared.graph import CellGraph
@@ -103,20 +102,6 @@ def write_xlsx(table: Table, path: Path) -> None:
     wb.save(path)
 
 
-def run_process(argv: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one child process run to completion (output discarded)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, timeout=900)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def load_average() -> str:
-    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def in_memory(runs: int) -> None:
     for n_rows, n_cols in SIZES:
         table = make_table(n_rows, n_cols)
@@ -143,13 +128,13 @@ def cli(runs: int) -> None:
             path = Path(tmp) / f"graph_{n_rows}x{n_cols}.xlsx"
             write_xlsx(make_table(n_rows, n_cols), path)
             load = f"import openpyxl; openpyxl.load_workbook({str(path)!r}, data_only=True)"
-            ours: list[tuple[float, float]] = []
-            theirs: list[tuple[float, float]] = []
+            ours: list[tuple[float, float, float]] = []
+            theirs: list[tuple[float, float, float]] = []
             for _ in range(runs):  # alternate, so both see the same machine load
-                ours.append(run_process([celltrace, "graph", str(path)]))
-                theirs.append(run_process([sys.executable, "-c", load]))
-            wall = [statistics.median(w for w, _ in x) for x in (ours, theirs)]
-            cpu = [statistics.median(c for _, c in x) for x in (ours, theirs)]
+                ours.append(run_process([celltrace, "graph", str(path)], check=True))
+                theirs.append(run_process([sys.executable, "-c", load], check=True))
+            wall = [statistics.median(w for w, _, _ in x) for x in (ours, theirs)]
+            cpu = [statistics.median(c for _, c, _ in x) for x in (ours, theirs)]
             ratio = wall[0] / wall[1]
             verdict = ""
             if (n_rows, n_cols) == SIZES[-1]:
