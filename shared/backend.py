@@ -102,8 +102,13 @@ def parse_ref(ref: str) -> Bounds:
         raise UserError(f"malformed range {ref!r}: {exc}") from None
 
 
+_PLAIN = frozenset((int, float, str, bool))
+
+
 def json_value(value: object) -> object:
     """A cell value → JSON-ready raw value (dates as ISO text, durations as Excel day counts)."""
+    if type(value) in _PLAIN:  # the common cell: nothing to convert
+        return value
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, dt.timedelta):

@@ -55,7 +55,8 @@ class Block:
 def detect_blocks(table: Table) -> list[Block]:
     """The table blocks of a used range, top to bottom (one block when nothing needs cutting)."""
     graph = graph_of(table)
-    kinds = [_row_kind(graph, r) for r in range(table.n_rows)]
+    rows = [_row(graph, r) for r in range(table.n_rows)]
+    kinds = [kind for kind, _ in rows]
     runs = _runs(kinds)
     if not runs:
         return []
@@ -83,19 +84,22 @@ def detect_blocks(table: Table) -> list[Block]:
         pending = []
     if groups:
         notes[-1] += [r for run in pending for r in run]
-    return [_block(graph, kinds, group, captions[i], notes[i]) for i, group in enumerate(groups)]
+    spans = [span for _, span in rows]
+    return [_block(graph, kinds, spans, group, captions[i], notes[i]) for i, group in enumerate(groups)]
 
 
-def _row_kind(graph: CellGraph, r: int) -> str:
-    """`blank`, `line` (one single-row label in the first column), `figures` (a number beside a
-    label) or `labels` (several labels, no figures)."""
+def _row(graph: CellGraph, r: int) -> tuple[str, tuple[int, int] | None]:
+    """The row's kind — `blank`, `line` (one single-row label in the first column), `figures` (a
+    number beside a label) or `labels` (several labels, no figures) — and the columns its filled
+    cells span (None when blank)."""
     cells = [n for n in graph.row_nodes(r) if not n.empty]
     if not cells:
-        return "blank"
+        return "blank", None
+    span = (min(n.c0 for n in cells), max(n.c1 for n in cells))
     if len(cells) == 1 and cells[0].c0 == 0 and cells[0].r0 == cells[0].r1 == r:
-        return "line"
-    numbers = [n for n in cells if n.c0 > 0 and (_is_number(n))]
-    return "figures" if numbers else "labels"
+        return "line", span
+    figures = any(n.c0 > 0 and _is_number(n) for n in cells)
+    return ("figures" if figures else "labels"), span
 
 
 def _is_number(node: Node) -> bool:
@@ -122,13 +126,18 @@ def _header_only(group: list[tuple[int, int]], kinds: list[str]) -> bool:
 
 
 def _block(
-    graph: CellGraph, kinds: list[str], group: list[tuple[int, int]], caption: list[int], after: list[int]
+    graph: CellGraph,
+    kinds: list[str],
+    spans: list[tuple[int, int] | None],
+    group: list[tuple[int, int]],
+    caption: list[int],
+    after: list[int],
 ) -> Block:
     r0 = group[0][0]
     grid_end = max(r for s, e in group for r in range(s, e + 1) if kinds[r] != "line")
     notes = list(range(grid_end + 1, group[-1][1] + 1)) + after  # lines right under the grid, then runs
-    filled = [n for r in range(r0, grid_end + 1) for n in graph.row_nodes(r) if not n.empty]
-    c0, c1 = min(n.c0 for n in filled), max(n.c1 for n in filled)
+    filled = [span for span in spans[r0 : grid_end + 1] if span is not None]
+    c0, c1 = min(lo for lo, _ in filled), max(hi for _, hi in filled)
     for r in range(r0, grid_end + 1):  # merged areas reaching past the grid's own columns
         for c in (c0, c1):
             n = graph.node_at(r, c)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from celltrace.shared.a1 import col_letter
+from celltrace.shared.bulk import gc_paused
 from celltrace.shared.lru import WeightedLru
 from celltrace.shared.table import Table
 
@@ -111,24 +112,25 @@ class CellGraph:
         letters = [col_letter(left + c) for c in range(n_cols)]
         nodes: list[Node] = []
         append, new_node = nodes.append, _node_factory()
-        for r in range(n_rows):
-            base = r * n_cols
-            row_number = str(top + r)
-            text_row, value_row = table.text[r], values[r]
-            for c in range(n_cols):
-                if grid[base + c] != -1:
-                    continue
-                nid = len(nodes)
-                m = merge_at.get((r, c)) if merge_at else None
-                if m is None:
-                    append(new_node(nid, r, c, r, c, text_row[c], value_row[c], letters[c] + row_number))
-                    grid[base + c] = nid
-                    continue
-                r1, c1 = m[2], m[3]
-                append(Node(nid, r, c, r1, c1, text_row[c], value_row[c], table.address(r, c, r1, c1)))
-                for rr in range(r, r1 + 1):
-                    for cc in range(c, c1 + 1):
-                        grid[rr * n_cols + cc] = nid
+        with gc_paused():  # one object per cell, none freed (see `celltrace.shared.bulk`)
+            for r in range(n_rows):
+                base = r * n_cols
+                row_number = str(top + r)
+                text_row, value_row = table.text[r], values[r]
+                for c in range(n_cols):
+                    if grid[base + c] != -1:
+                        continue
+                    nid = len(nodes)
+                    m = merge_at.get((r, c)) if merge_at else None
+                    if m is None:
+                        append(new_node(nid, r, c, r, c, text_row[c], value_row[c], letters[c] + row_number))
+                        grid[base + c] = nid
+                        continue
+                    r1, c1 = m[2], m[3]
+                    append(Node(nid, r, c, r1, c1, text_row[c], value_row[c], table.address(r, c, r1, c1)))
+                    for rr in range(r, r1 + 1):
+                        for cc in range(c, c1 + 1):
+                            grid[rr * n_cols + cc] = nid
         self.nodes = nodes
         self._grid = grid
         self._text_index: dict[str, list[int]] | None = None

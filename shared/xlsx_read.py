@@ -32,6 +32,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from celltrace.shared.a1 import col_number, split_sheet_ref
 from celltrace.shared.backend import Bounds, Grid, json_value, parse_ref, read_range
+from celltrace.shared.bulk import gc_paused
 from celltrace.shared.errors import UserError, WorkbookError
 from celltrace.shared.numfmt import format_value
 from celltrace.shared.table import Table
@@ -61,18 +62,19 @@ def read_table(
         raise ValueError("give at most one of range, name and table")
     path = Path(path)
     data = _read_workbook_bytes(path)
-    wb = _load(path, data)
-    if table is not None:
-        ws, bounds = _find_table(wb, sheet, table)
-    elif name is not None:
-        ws, bounds = _find_name(wb, sheet, name)
-    elif range is not None:
-        ws, bounds = _find_range(wb, sheet, range)
-    else:
-        ws = _worksheet(wb, sheet) if sheet is not None else _active(wb)
-        bounds = None
-    uncached = _uncached_formulas(data, sheet_part(data, ws.title))
-    return read_range(OpenpyxlSheet(ws, path.name, uncached), bounds)
+    with gc_paused():  # one object per cell, none freed: collections would scan for nothing
+        wb = _load(path, data)
+        if table is not None:
+            ws, bounds = _find_table(wb, sheet, table)
+        elif name is not None:
+            ws, bounds = _find_name(wb, sheet, name)
+        elif range is not None:
+            ws, bounds = _find_range(wb, sheet, range)
+        else:
+            ws = _worksheet(wb, sheet) if sheet is not None else _active(wb)
+            bounds = None
+        uncached = _uncached_formulas(data, sheet_part(data, ws.title))
+        return read_range(OpenpyxlSheet(ws, path.name, uncached), bounds)
 
 
 # ---- file checks and loading ----------------------------------------------------------------------

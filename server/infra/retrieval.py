@@ -30,6 +30,7 @@ import numpy as np
 import snowballstemmer
 
 from celltrace.server.infra.embedding import Embedder, get_cache, get_embedder, query_vectors
+from celltrace.shared.bulk import gc_paused
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number_info
 
@@ -139,31 +140,32 @@ class Retriever:
         norms, toks_of, numbers = self.norm, self.toks, self.number
         by_token, by_norm = self._by_token, self._by_norm
         seen: dict[str, tuple[str, list[str], str | None, set[str]]] = {}
-        for n in self.nodes:  # one normalisation per distinct cell text feeds every index
-            known = seen.get(n.text)
-            if known is None:
-                digits = _integer_digits(n.text)
-                if digits is not None:  # its own normal form, one number token
-                    token = digits.lstrip("0") or "0"
-                    known = seen[n.text] = (n.text, [token], str(int(n.text)), {token})
-                else:
-                    norm = normalise_text(n.text)
-                    toks = _tokens_of(norm)
-                    known = seen[n.text] = (norm, toks, _cell_number(n.text), set(toks))
-            nid = n.id
-            norm, toks_of[nid], numbers[nid], distinct = known
-            norms[nid] = norm
-            for t in distinct:
-                ids = by_token.get(t)
+        with gc_paused():  # one entry per cell, none freed (see `celltrace.shared.bulk`)
+            for n in self.nodes:  # one normalisation per distinct cell text feeds every index
+                known = seen.get(n.text)
+                if known is None:
+                    digits = _integer_digits(n.text)
+                    if digits is not None:  # its own normal form, one number token
+                        token = digits.lstrip("0") or "0"
+                        known = seen[n.text] = (n.text, [token], str(int(n.text)), {token})
+                    else:
+                        norm = normalise_text(n.text)
+                        toks = _tokens_of(norm)
+                        known = seen[n.text] = (norm, toks, _cell_number(n.text), set(toks))
+                nid = n.id
+                norm, toks_of[nid], numbers[nid], distinct = known
+                norms[nid] = norm
+                for t in distinct:
+                    ids = by_token.get(t)
+                    if ids is None:
+                        by_token[t] = [nid]
+                    else:
+                        ids.append(nid)
+                ids = by_norm.get(norm)
                 if ids is None:
-                    by_token[t] = [nid]
+                    by_norm[norm] = [nid]
                 else:
                     ids.append(nid)
-            ids = by_norm.get(norm)
-            if ids is None:
-                by_norm[norm] = [nid]
-            else:
-                ids.append(nid)
         self._dense_ids: list[int] | None = None
         self._dense_matrix: np.ndarray | None = None
         self._dense_lock = threading.Lock()
