@@ -111,7 +111,7 @@ def report(p, y, label: str) -> None:
             print(f"  t={t:.2f} coverage={m.mean():.3f} precision={y[m].mean():.3f}")
 
 
-def fit(path: Path, trees: int, depth: int, rate: float) -> None:
+def fit(path: Path, trees: int, depth: int, rate: float, leaf: int) -> None:
     import numpy as np
     from sklearn.ensemble import GradientBoostingClassifier
     from sklearn.model_selection import GroupKFold
@@ -122,7 +122,7 @@ def fit(path: Path, trees: int, depth: int, rate: float) -> None:
 
     def model():
         return GradientBoostingClassifier(n_estimators=trees, max_depth=depth, learning_rate=rate,
-                                          subsample=0.8, min_samples_leaf=20, random_state=0)
+                                          subsample=0.8, min_samples_leaf=leaf, random_state=0)
 
     oof = np.zeros(len(y))
     for train, test in GroupKFold(n_splits=5).split(x, y, groups):
@@ -209,16 +209,19 @@ def main() -> None:
     c.add_argument("--stop", type=int)
     f = sub.add_parser("fit")
     f.add_argument("feats", type=Path)
-    f.add_argument("--trees", type=int, default=150)
-    f.add_argument("--depth", type=int, default=3)
-    f.add_argument("--rate", type=float, default=0.05)
+    # 500 trees of depth 5: out-of-fold AUROC 0.844 on train (150 of depth 3: 0.824; 500 of depth 7:
+    # 0.850 at four times the model size)
+    f.add_argument("--trees", type=int, default=500)
+    f.add_argument("--depth", type=int, default=5)
+    f.add_argument("--rate", type=float, default=0.02)
+    f.add_argument("--leaf", type=int, default=30, help="least questions in a leaf")
     k = sub.add_parser("check")
     k.add_argument("feats", type=Path)
     a = ap.parse_args()
     if a.cmd == "collect":
         collect(a.src, a.dst, a.workers, a.start, a.stop)
     elif a.cmd == "fit":
-        fit(a.feats, a.trees, a.depth, a.rate)
+        fit(a.feats, a.trees, a.depth, a.rate, a.leaf)
     else:
         check(a.feats)
 
