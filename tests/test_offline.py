@@ -624,3 +624,21 @@ def test_a_totals_row_is_an_aggregate_line() -> None:
     ])
     assert run(table, "how many yds did he finish with?")[0].answer == ["1,685"]
     assert run(table, "which year had the most yds?")[0].answer == ["1991"]
+
+
+CUSTODY = Table(
+    text=[
+        ["", "custody", ""],
+        ["", "number", "rate"],
+        ["manitoba", "2,417", "243"],
+        ["nova scotia", "405", "54"],
+    ],
+    merges=[(0, 1, 0, 2)],
+)
+
+
+def test_a_count_per_a_base_asks_for_the_rate_not_the_number() -> None:
+    plan, _ = run(CUSTODY, "how many adults per 100,000 adult population were in custody in manitoba?")
+    assert plan.answer == ["243"]
+    plan, _ = run(CUSTODY, "how many adults were in custody in manitoba?")
+    assert plan.answer == ["2,417"]

@@ -74,11 +74,18 @@ def content_words(question: str) -> list[tuple[str, str]]:
     return list(seen.values())
 
 
+PER_CAPITA = re.compile(r"\bper\s+\d[\d,]*(?:\s+\w+)?")
+"""`per 100,000 population`, `per 1,000 people`: a count relative to a base, i.e. a rate."""
+
+
 def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Add the quantity a `how many` question asks for: a percent (`how many percentage points`,
-    also written without the space) when a percent word is present, else a count (`number`)."""
+    also written without the space) when a percent word is present, a rate when it counts per a base
+    (`how many officers per 100,000 population`), else a count (`number`)."""
     if re.search(r"\bhow\s*many\s*percent", qnorm) and all(st != "percent" for _, st in qwords):
         return [*qwords, ("percent", "percent")]
+    if PER_CAPITA.search(qnorm) and all(st != "rate" for _, st in qwords):
+        return [*qwords, ("rate", "rate")]
     if re.search(r"\bhow many\b", qnorm) and all(st != "percent" for _, st in qwords):
         return [*qwords, ("number", "number")]
     return qwords
