@@ -104,11 +104,23 @@ def report(p, y, label: str) -> None:
 
     probs, right = [float(v) for v in p], [bool(v) for v in y]
     print(f"{label}: n={len(y)} acc={y.mean():.3f} auroc={auroc(probs, right):.3f} "
-          f"ece={ece(probs, right):.3f}")
+          f"ece={ece(probs, right):.3f} (a perfectly calibrated model: {ece_floor(probs):.3f})")
     for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         m = p >= t
         if m.sum():
             print(f"  t={t:.2f} coverage={m.mean():.3f} precision={y[m].mean():.3f}")
+
+
+def ece_floor(probs: list[float], draws: int = 500) -> float:
+    """Median ECE of outcomes drawn from `probs` themselves: what a perfectly calibrated model with
+    these confidences shows at this sample size (on 98 questions about 0.09; on 1,655 about 0.025)."""
+    import numpy as np
+
+    from celltrace.server.evaluation.calibration import ece
+
+    rng = np.random.default_rng(0)
+    p = np.asarray(probs)
+    return float(np.median([ece(probs, list(rng.random(len(p)) < p)) for _ in range(draws)]))
 
 
 def fit(path: Path, trees: int, depth: int, rate: float, leaf: int) -> None:
