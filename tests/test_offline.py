@@ -642,3 +642,25 @@ def test_a_count_per_a_base_asks_for_the_rate_not_the_number() -> None:
     assert plan.answer == ["243"]
     plan, _ = run(CUSTODY, "how many adults were in custody in manitoba?")
     assert plan.answer == ["2,417"]
+
+
+CAREER = Table(
+    text=[
+        ["club", "season", "apps"],
+        ["cruzeiro", "2001", "20"],
+        ["", "2002", "24"],
+        ["total", "", "44"],
+        ["benfica", "2003-04", "15"],
+        ["", "2004-05", "29"],
+        ["total", "", "44"],
+        ["career total", "", "88"],
+    ],
+    merges=[(1, 0, 2, 0), (4, 0, 5, 0), (3, 0, 3, 1), (6, 0, 6, 1), (7, 0, 7, 1)],
+)
+
+
+def test_a_total_row_under_a_merged_group_totals_that_group() -> None:
+    plan, g = run(CAREER, "how many apps did he make for benfica in total?")
+    assert cells(g, plan.answer_nodes) == [(6, 2)]
+    plan, g = run(CAREER, "how many apps did he make for cruzeiro in total?")
+    assert cells(g, plan.answer_nodes) == [(3, 2)]

@@ -28,6 +28,7 @@ from celltrace.server.offline.lexicon import (
 )
 from celltrace.server.offline.lines import (
     Line,
+    is_aggregate_label,
     under_aggregate,
     value_cell,
 )
@@ -129,7 +130,10 @@ class Grounder:
             data = [n for n in cells if h.is_data(n) and n.r0 == r]
             if not data:
                 continue
-            out.append(Line("row", r, h.row_path(data[0]), [n for n in data if _is_text_value(n)]))
+            path = h.row_path(data[0])
+            if out and out[-1].index == r - 1:
+                path = _closing_total(path, out[-1].path, r)
+            out.append(Line("row", r, path, [n for n in data if _is_text_value(n)]))
         return out
 
     def _cols(self) -> list[Line]:
@@ -288,6 +292,15 @@ def question_position(g: Grounder, node: Node) -> int:
 
 
 # ---- lookup -----------------------------------------------------------------------------------
+def _closing_total(path: list[Node], above: list[Node], r: int) -> list[Node]:
+    """A total row right under a group whose merged label ends just above it totals that group:
+    `Benfica` merged over its seasons, then `Total` → `Benfica > Total`."""
+    if len(path) != 1 or not is_aggregate_label(path[0]) or len(above) < 2:
+        return path
+    group = above[0]
+    return [group, *path] if group.r1 == r - 1 and group.r1 > group.r0 else path
+
+
 def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
     """Candidate (row, column) intersections, best first, computed once per question; cells with no
     value (`..`, `-`) are skipped (statistical suppression marks are never the answer)."""
