@@ -664,3 +664,21 @@ def test_a_total_row_under_a_merged_group_totals_that_group() -> None:
     assert cells(g, plan.answer_nodes) == [(6, 2)]
     plan, g = run(CAREER, "how many apps did he make for cruzeiro in total?")
     assert cells(g, plan.answer_nodes) == [(3, 2)]
+
+
+PASSING = Table(
+    text=[
+        ["season", "team", "passing", ""],
+        ["", "", "yds", "td"],
+        ["2016", "temple", "2,794", "18"],
+        ["2017", "temple", "3,122", "21"],
+    ],
+    merges=[(0, 2, 0, 3), (0, 0, 1, 0), (0, 1, 1, 1)],
+)
+
+
+def test_a_number_the_question_gives_identifies_the_row_and_is_not_the_answer() -> None:
+    plan, _ = run(PASSING, "how many touchdowns did he throw with 2,794 passing yards?")
+    assert plan.answer == ["18"]
+    plan, _ = run(PASSING, "which season did he pass for 2,794 yards?")
+    assert plan.answer == ["2016"]

@@ -34,7 +34,7 @@ from celltrace.server.offline.lines import (
 )
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.numbers import is_number_text
+from celltrace.shared.numbers import is_number_text, is_year_text
 
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
@@ -122,7 +122,7 @@ class Grounder:
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
         h, g = self.h, self.graph
-        out = []
+        out: list[Line] = []
         for r in range(h.header_rows, g.n_rows):
             if r in h.section_rows:
                 continue
@@ -313,6 +313,25 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
                 node = value_cell(g.graph, r, c)
                 if g.h.is_data(node) and re.search(r"\w", node.text):
                     out.append((g.pair_score(r, c), r, c))
-        out.sort(key=lambda x: (-x[0], x[1].index, x[2].index))
+        asks = _ASKS.search(g.qnorm) is not None and not ops.asks_label(g.qnorm)
+        bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value
+        stated = [m for m in _STATED_NUMBER.findall(bare) if asks and not is_year_text(m)]
+        given = {n.value for n in map(ops.parse, stated) if n is not None}
+        out.sort(key=lambda x: (_stated(g, x[1], x[2], given), -x[0], x[1].index, x[2].index))
         g.ranked = out
     return g.ranked
+
+
+_ASKS = re.compile(r"\b(?:how|what|which|who|whom|when|where)\b")
+_RANGE = re.compile(r"\d[\d,.]*\s*(?:to|-|–|and)\s*\d[\d,.]*")
+_STATED_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?!\w)")
+
+
+def _stated(g: Grounder, row: Line, col: Line, given: set[float]) -> bool:
+    """The cell holds a number the question states as given (`how many touchdowns did he throw for
+    2,794 yards`; not a year or a range): it identifies the line and is not the value asked for (a
+    which/who question keeps it: the line's label is the answer), so it ranks last."""
+    if not given:
+        return False
+    num = ops.parse(value_cell(g.graph, row, col).text)
+    return num is not None and num.value in given
