@@ -682,3 +682,30 @@ def test_a_number_the_question_gives_identifies_the_row_and_is_not_the_answer() 
     assert plan.answer == ["18"]
     plan, _ = run(PASSING, "which season did he pass for 2,794 yards?")
     assert plan.answer == ["2016"]
+
+
+YEARS = Table(text=[["", "2018", "2019", "2020"], ["men", "4", "6", "5"], ["women", "8", "7", "9"]])
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "probs", "first", "operation"),
+    [
+        (YEARS, "what was the average of men from 2018 to 2020?", [0.2, 0.45], "average", "lookup"),
+        (YEARS, "what was the average of men from 2018 to 2020?", [0.3, 0.45], "average", "average"),
+        (STATEMENT, "what percent of the total was cargo in 2016?", [0.1, 0.9], "percent_of", "percent_of"),
+    ],
+)
+def test_a_much_more_probable_candidate_answers_unless_the_question_names_the_operation(
+    monkeypatch: pytest.MonkeyPatch,
+    table: Table,
+    question: str,
+    probs: list[float],
+    first: str,
+    operation: str,
+) -> None:
+    """More probable by over 0.2: the lookup answers; by less, or when the question names the
+    operation (a share), the detection order stands."""
+    monkeypatch.setattr("celltrace.server.offline.confidence.probabilities", lambda rows: probs)
+    plan, _ = run(table, question)
+    assert [op for op, _, _ in plan.considered] == [first, "lookup"]
+    assert (plan.operation, plan.confidence) == (operation, max(probs) if operation == "lookup" else probs[0])
