@@ -709,3 +709,10 @@ def test_a_much_more_probable_candidate_answers_unless_the_question_names_the_op
     plan, _ = run(table, question)
     assert [op for op, _, _ in plan.considered] == [first, "lookup"]
     assert (plan.operation, plan.confidence) == (operation, max(probs) if operation == "lookup" else probs[0])
+
+
+def test_an_average_over_a_period_takes_every_year_in_it() -> None:
+    plan, _ = run(YEARS, "what was the average of men from 2018 to 2020?")
+    assert (plan.operation, plan.answer) == ("average", ["5"])  # (4 + 6 + 5) / 3, not the two ends
+    plan, _ = run(YEARS, "what was the average of men in 2018 and 2020?")
+    assert (plan.operation, plan.answer) == ("average", ["4.5"])

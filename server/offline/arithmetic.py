@@ -14,6 +14,7 @@ from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
 from celltrace.shared.graph import normalise_text
+from celltrace.shared.numbers import is_year_text
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -64,6 +65,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                     chosen = chosen[::-1]
         elif op == "sum" and not joined(g.q):
             continue
+        if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
+            chosen = _years_between(lines, *chosen)
         fixed = g.best(other)[0][1]
         plan = compute_plan(g, op, axis, chosen, fixed)
         if plan is not None:
@@ -174,6 +177,26 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,
                 round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed,
                 stats={"operands": float(len(nodes)), "operand_coverage": cov})
+
+
+_PERIOD = re.compile(
+    r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:19|20)?\d\d\b")
+
+
+def _period(q: str) -> bool:
+    """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`: a span of periods."""
+    return bool(_PERIOD.search(q.lower()))
+
+
+def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
+    """Two year lines named as a period's ends → every year line from one to the other (same parent
+    labels, totals left out); other lines are left as the two named."""
+    if not (a.label and b.label and is_year_text(a.label.text) and is_year_text(b.label.text)):
+        return [a, b]
+    lo, hi = sorted((a.index, b.index))
+    parent = [n.id for n in a.path[:-1]]
+    return [ln for ln in lines if lo <= ln.index <= hi and [n.id for n in ln.path[:-1]] == parent
+            and ln.label is not None and is_year_text(ln.label.text) and not is_aggregate(ln)]
 
 
 def _from_to(q: str) -> bool:
