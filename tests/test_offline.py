@@ -716,3 +716,23 @@ def test_an_average_over_a_period_takes_every_year_in_it() -> None:
     assert (plan.operation, plan.answer) == ("average", ["5"])  # (4 + 6 + 5) / 3, not the two ends
     plan, _ = run(YEARS, "what was the average of men in 2018 and 2020?")
     assert (plan.operation, plan.answer) == ("average", ["4.5"])
+
+
+PREVALENCE = Table(
+    text=[
+        ["characteristic", "%", "95% confidence interval", ""],
+        ["", "", "from", "to"],
+        ["sex", "", "", ""],
+        ["male", "2.7", "2.2", "3.2"],
+        ["female", "3.1", "2.6", "3.6"],
+        ["age group", "", "", ""],
+        ["18 to 34", "4.0", "3.1", "5.0"],
+        ["35 to 64", "2.5", "2.0", "3.0"],
+    ],
+    merges=[(0, 2, 0, 3), (0, 0, 1, 0), (0, 1, 1, 1)],
+)
+
+
+def test_which_noun_ranks_the_axis_whose_headers_name_it() -> None:
+    plan, _ = run(PREVALENCE, "which age group had the highest prevalence?")
+    assert (plan.operation, plan.answer) == ("argmax", ["18 to 34"])

@@ -3,21 +3,60 @@ named options (`A or B`), compared on their values."""
 
 from __future__ import annotations
 
+import re
+
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.numbers import is_year_text
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
 def _pick_side(g: Grounder) -> tuple[str, Line]:
-    """The axis to rank over and the fixed line on the other axis (the better-grounded side)."""
+    """The axis to rank over and the fixed line on the other axis: the axis the question's `which
+    <noun>` names (`_asked_axis`), else the one opposite the better-grounded side."""
     best_row = g.best(g.rows)[0]
     best_col = g.best(g.cols)[0]
+    asked = _asked_axis(g)
+    if asked == "row" and len(g.rows) > 1:
+        return "row", best_col[1]
+    if asked == "col" and len(g.cols) > 1:
+        return "col", best_row[1]
     if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
         return "row", best_col[1]
     return "col", best_row[1]
+
+
+_WHICH = re.compile(r"\b(?:which|what)\s+([a-z]+)")
+
+
+def _asked_axis(g: Grounder) -> str | None:
+    """`which province …`, `which year …`: the axis whose members that noun names — years for `year`,
+    else the axis whose headers above its members (parents, or the column header over row labels)
+    hold the noun; None when neither or both do."""
+    m = _WHICH.search(g.qnorm)
+    if m is None or m.group(1) in ops.WH_FILLERS:
+        return None
+    noun = tokens(m.group(1))
+    if not noun:
+        return None
+    sides = (("row", g.rows), ("col", g.cols))
+    found = [axis for axis, lines in sides if _names_members(g, axis, lines, noun[0])]
+    return found[0] if len(found) == 1 else None
+
+
+def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
+    if noun == "year":
+        return sum(1 for ln in lines if ln.label is not None and is_year_text(ln.label.text)) >= 2
+    above: set[str] = set()
+    for ln in lines:
+        above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
+        if axis == "row" and ln.label is not None:
+            above.update(t for n in g.h.col_path(ln.label) for t in label_tokens(n.text))
+    return noun in above
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
