@@ -736,3 +736,11 @@ PREVALENCE = Table(
 def test_which_noun_ranks_the_axis_whose_headers_name_it() -> None:
     plan, _ = run(PREVALENCE, "which age group had the highest prevalence?")
     assert (plan.operation, plan.answer) == ("argmax", ["18 to 34"])
+
+
+def test_more_likely_compares_the_shares_not_the_counts() -> None:
+    table = Table(text=[["", "number", "percent"], ["men", "900", "12.0"], ["women", "700", "15.5"]])
+    plan, _ = run(table, "who were more likely to report it, men or women?")
+    assert (plan.operation, plan.answer) == ("pair_max", ["women"])
+    plan, _ = run(table, "who reported it more often in number, men or women?")
+    assert plan.answer == ["men"]

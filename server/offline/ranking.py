@@ -182,6 +182,21 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
     return max((f for f in found if f[0] == top), key=lambda f: (g.line_score(f[2]), -f[2].index))
 
 
+_LIKELIHOOD = re.compile(r"\blikel|\bprevalen|\bproportion|\bpercent|\bshare\b|\brates?\b")
+
+
+def _compared_on(g: Grounder, lines: list[Line]) -> Line:
+    """The line two options are compared on: the best-grounded; among lines tied with it, a percent
+    or rate line when the question compares likelihoods (`more likely`: shares, not counts)."""
+    ranked = g.best(lines)
+    top, best = ranked[0]
+    if not _LIKELIHOOD.search(g.qnorm):
+        return best
+    tied = [ln for s, ln in ranked if s >= top - 1e-9]
+    rates = [ln for ln in tied if {"percent", "rate"} & {t for n in ln.path for t in label_tokens(n.text)}]
+    return rates[0] if rates else best
+
+
 def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     a, b = pair
     shared = frozenset(label_tokens(a)) & frozenset(label_tokens(b))
@@ -196,8 +211,7 @@ def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
         return None
     options.sort(key=lambda x: -x[0])
     score, axis, ga, gb = options[0]
-    other = g.cols if axis == "row" else g.rows
-    fixed = g.best(other)[0][1]
+    fixed = _compared_on(g, g.cols if axis == "row" else g.rows)
     cells = []
     for _, label, ln in (ga, gb):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
