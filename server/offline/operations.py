@@ -187,11 +187,6 @@ def asks_growth(question: str) -> bool:
     return bool(GROWTH.search(question.lower()))
 
 
-WH_FILLERS = frozenset({"was", "were", "is", "are", "of", "the", "a", "an", "did", "do", "does", "had",
-                        "has", "have", "one", "ones", "kind", "type", "types", "sort"})
-"""Words after `which`/`what` that are not the noun naming what is asked (`which of the …`)."""
-
-
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording)."""
     return any(w in DECREASE_WORDS for w in words(question))

@@ -30,17 +30,12 @@ def _pick_side(g: Grounder) -> tuple[str, Line]:
     return "col", best_row[1]
 
 
-_WHICH = re.compile(r"\b(?:which|what)\s+([a-z]+)")
-
-
 def _asked_axis(g: Grounder) -> str | None:
     """`which province …`, `which year …`: the axis whose members that noun names — years for `year`,
     else the axis whose headers above its members (parents, or the column header over row labels)
     hold the noun; None when neither or both do."""
-    m = _WHICH.search(g.qnorm)
-    if m is None or m.group(1) in ops.WH_FILLERS:
-        return None
-    noun = tokens(m.group(1))
+    asked = ops.asked_category(g.qnorm)
+    noun = tokens(asked) if asked else []
     if not noun:
         return None
     sides = (("row", g.rows), ("col", g.cols))
