@@ -44,6 +44,8 @@ def _asked_axis(g: Grounder) -> str | None:
 
 
 def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
+    """The noun (a stem) names the members of `lines`: year labels for `year`, else a word of the
+    labels above them."""
     if noun == "year":
         return sum(1 for ln in lines if ln.label is not None and is_year_text(ln.label.text)) >= 2
     above: set[str] = set()
