@@ -744,3 +744,18 @@ def test_more_likely_compares_the_shares_not_the_counts() -> None:
     assert (plan.operation, plan.answer) == ("pair_max", ["women"])
     plan, _ = run(table, "who reported it more often in number, men or women?")
     assert plan.answer == ["men"]
+
+
+def test_a_year_alone_reads_the_whole_year_column_not_the_quarter() -> None:
+    table = Table(
+        text=[
+            ["", "Three months ended December 31", "", "Year ended December 31", ""],
+            ["", "2017", "2016", "2017", "2016"],
+            ["Net income", "(1,923)", "608", "(364)", "2,197"],
+        ],
+        merges=[(0, 1, 0, 2), (0, 3, 0, 4)],
+    )
+    plan, g = run(table, "What was net income in 2017?")
+    assert plan.answer == ["(364)"] and cells(g, plan.answer_nodes) == [(2, 3)]
+    plan, _ = run(table, "What was net income in the three months ended December 31, 2017?")
+    assert plan.answer == ["(1,923)"]

@@ -53,6 +53,15 @@ question does not say `other`: a catch-all is rarely what a question names by it
 _RESIDUAL = re.compile(r"^\W*(?:all\s+)?others?\b")
 
 
+WHOLE_YEAR_BONUS = 0.05
+"""Extra score of a line under a whole-year period (`Year ended December 31`, `Fiscal year`) when the
+question names a year and no shorter period: `net income in 2017` is the year's, not the quarter's
+(`Three months ended December 31` repeats the year)."""
+_WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
+_YEAR_IN_QUESTION = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
+
+
 MAX_GRAMS = 48
 """Question n-grams embedded per question (bounds the per-question model time)."""
 
@@ -115,6 +124,8 @@ class Grounder:
         self.total_w = sum(self.w.values()) or 1.0
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self.soft = self._soft_matches(list(headers.values()))
+        q = self.qnorm
+        self._asks_a_year = bool(_YEAR_IN_QUESTION.search(q) and not _SHORT_PERIOD.search(q))
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
@@ -241,8 +252,10 @@ class Grounder:
             exact = EXACT_BONUS * self.verbatim(line.label)
             rest = RESIDUAL_PENALTY * (bool(_RESIDUAL.match(normalise_text(line.label.text)))
                                        and not re.search(r"\bothers?\b", self.qnorm))
+            whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
+                _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
             bonus = self._bonuses[key] = (
-                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest)
+                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year)
         return bonus
 
     def line_score(self, line: Line) -> float:
