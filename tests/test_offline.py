@@ -201,6 +201,7 @@ def test_share_and_decrease_vocabulary() -> None:
     assert not ops.asks_share("how many percentage points did gdp decrease?")
     assert ops.asks_decrease("how many percentage points did gdp decline in 2014?")
     assert not ops.asks_decrease("how many percentage points did gdp rise in 2014?")
+    assert ops.asks_decrease("by what percentage did culture gdp contract in 2014?")
     assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]).text == "33.3%"
 
 

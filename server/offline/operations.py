@@ -73,6 +73,7 @@ DECREASE_WORDS = _vocab(
     """
     decrease decreased decreases decline declined declines drop dropped drops fall fell fallen falls
     down reduce reduced reduces reduction recede receded shrink shrank shrunk less lower fewer
+    contract contracted contracts contraction retract retracted retreat retreated
     difference gap
     """
 )
