@@ -179,8 +179,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
                 stats={"operands": float(len(nodes)), "operand_coverage": cov})
 
 
-_PERIOD = re.compile(
-    r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:19|20)?\d\d\b")
+_SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"
+"""`from A to B`, `between A and B`."""
+_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:19|20)?\d\d\b")
 
 
 def _period(q: str) -> bool:
@@ -202,7 +203,7 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
 def _from_to(q: str) -> bool:
     """`… from A to B` / `between A and B` with change wording: the later value comes first (B − A)."""
     ql = q.lower()
-    return bool(re.search(r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b", ql)) and ops.has_phrase(
+    return bool(re.search(_SPAN, ql)) and ops.has_phrase(
         q, ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise", "rose",
             "fell", "drop", "decline", "declined", "grow")
     )

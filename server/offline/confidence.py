@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline import trees
-from celltrace.server.offline.grounding import ranked_cells
+from celltrace.server.offline.grounding import YEAR, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import under_aggregate, value_cell
 from celltrace.shared.graph import normalise_text
@@ -45,7 +45,7 @@ CUES = {
     "cue_superlative": r"\b(?:most|least|highest|lowest|largest|smallest|greatest|biggest|top)\b",
     "cue_comparative": r"\b(?:more|less|higher|lower|larger|smaller|greater|fewer)\b",
     "cue_when": r"^when\b|\bwhat year\b|\bwhich year\b",
-    "cue_year": r"(?<!\d)(?:1[89]|20)\d\d(?!\d)",
+    "cue_year": YEAR.pattern,
     "cue_plural_verb": r"\b(?:were|are)\b",
     "cue_each": r"\brespectively\b|\beach\b|\bboth\b",
     "cue_in_addition": r"^\s*(?:in addition|also|besides|meanwhile)\b",
@@ -88,9 +88,9 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
     out["cols"] = math.log1p(len(g.cols))
     out["header_rows"] = float(g.h.header_rows)
     out["header_cols"] = float(g.h.header_cols)
-    # how much of the question the table's labels can explain at all
+    # how much of the question the table's labels can explain at all (fsum: the same in any set order)
     explained = g.explained_words()
-    out["explainable"] = sum(g.w.get(q, 1.0) for q in explained) / g.total_w if g.w else 0.0
+    out["explainable"] = math.fsum(g.w.get(q, 1.0) for q in explained) / g.total_w if g.w else 0.0
     out["unexplained_words"] = float(sum(1 for _, st in g.qwords if st not in explained))
     out["soft_labels"] = float(len(g.soft))
     out.update(_lookup_features(g))
@@ -126,9 +126,9 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
     path_words = {t for n in r0.path + c0.path + r0.notes for t in label_tokens(n.text)}
     unexplained = [st for _, st in g.qwords if st not in path_words and not any(
         st in g.matched(n) for n in r0.path + c0.path + r0.notes)]
-    q_years = set(_YEAR.findall(g.qnorm))
+    q_years = set(YEAR.findall(g.qnorm))
     path_text = normalise_text(" ".join(n.text for n in r0.path + c0.path + r0.notes))
-    path_years = set(_YEAR.findall(path_text))
+    path_years = set(YEAR.findall(path_text))
     text0 = normalise_text(value_cell(g.graph, r0, c0).text)
     q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
     others = [s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0]
@@ -181,7 +181,6 @@ def _ties(g: Grounder, lines: list[Line], chosen: Line) -> float:
     return float(sum(1 for ln in lines if ln.index != chosen.index and g.line_score(ln) >= mine - 1e-9))
 
 
-_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 
 
 def _line_margin(g: Grounder, lines: list[Line], chosen: Line) -> float:

@@ -58,7 +58,8 @@ WHOLE_YEAR_BONUS = 0.05
 question names a year and no shorter period: `net income in 2017` is the year's, not the quarter's
 (`Three months ended December 31` repeats the year)."""
 _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
-_YEAR_IN_QUESTION = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+"""A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 
 
@@ -125,7 +126,7 @@ class Grounder:
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self.soft = self._soft_matches(list(headers.values()))
         q = self.qnorm
-        self._asks_a_year = bool(_YEAR_IN_QUESTION.search(q) and not _SHORT_PERIOD.search(q))
+        self._asks_a_year = bool(YEAR.search(q) and not _SHORT_PERIOD.search(q))
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}

@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import Grounder, Plan, headers_for, question_position, ranked_cells
+from celltrace.server.offline.grounding import (
+    YEAR,
+    Grounder,
+    Plan,
+    headers_for,
+    question_position,
+    ranked_cells,
+)
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, value_cell
 from celltrace.shared.graph import Node, normalise_text
@@ -84,14 +91,13 @@ TIME_QUESTION = re.compile(r"^when\b|\bwhen (?:did|was|were|is|does|do|has|had)\
 """A question asking for a point in time: answered by the year of the grounded row."""
 
 
-_HAS_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 
 
 def _time_answer(g: Grounder, row: Line) -> Node | None:
     """The first unmentioned year-bearing label of the row, else its first year-bearing data cell."""
     cells = [g.graph.node_at(row.index, c) for c in range(g.h.header_cols, g.graph.n_cols)]
     for n in [*row.path, *(c for c in cells if g.h.is_data(c))]:
-        if _HAS_YEAR.search(n.text) and g.mention(n) < 0.5:
+        if YEAR.search(n.text) and g.mention(n) < 0.5:
             return n
     return None
 
