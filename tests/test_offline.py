@@ -10,6 +10,7 @@ from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan
+from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import abbreviates, acronym
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
@@ -760,3 +761,37 @@ def test_a_year_alone_reads_the_whole_year_column_not_the_quarter() -> None:
     assert plan.answer == ["(364)"] and cells(g, plan.answer_nodes) == [(2, 3)]
     plan, _ = run(table, "What was net income in the three months ended December 31, 2017?")
     assert plan.answer == ["(1,923)"]
+
+
+COUNTS = Table(
+    text=[
+        ["", "2019", "2020"],
+        ["men", "120", "135"],
+        ["women", "100", "101"],
+        ["total", "220", "236"],
+    ],
+)
+
+
+def test_average_naming_a_line_of_the_table_is_a_lookup() -> None:
+    table = Table(text=[["", "men", "women"], ["mean age", "41.2", "43.0"],
+                        ["number of children", "0.93", "1.10"]])
+    assert [p.operation for p in _candidates(table, "what is the average number of children of women?")] == [
+        "lookup"]
+    plain = Table(text=[["", "men", "women"], ["number of children", "0.93", "1.10"]])
+    assert [p.operation for p in _candidates(plain, "what is the average number of children of women?")] == [
+        "average", "lookup"]
+
+
+def test_a_change_the_table_gives_is_read_not_recomputed() -> None:
+    table = Table(text=[["", "2013/2014", "2014/2015", "percent change in cases 2013/2014 to 2014/2015"],
+                        ["quebec", "102,000", "77,319", "-25"], ["ontario", "200,100", "190,000", "-5"]])
+    question = "how many percent did the number of cases decrease in quebec from 2013/2014 to 2014/2015?"
+    assert [(p.operation, p.answer) for p in _candidates(table, question)] == [("opposite", ["25"])]
+    plan, _ = run(COUNTS, "what was the change in men from 2019 to 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["15"])
+
+
+def _candidates(table: Table, question: str) -> list[Plan]:
+    graph = CellGraph(table)
+    return candidates(Grounder(question, graph, infer_headers(graph), Retriever(graph, dense=False)))

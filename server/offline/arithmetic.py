@@ -139,9 +139,9 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
     """Two operands named at any header level (`compose`): a ratio, or the part of a whole."""
     if op == "percent_of":
         grounded = compose.part_and_whole(g)
-    elif op == "ratio" and not _lookup_names(g, ops.RATIO_PHRASES):
+    elif op == "ratio" and not best_cell_names(g, ops.RATIO_PHRASES):
         grounded = compose.operand_pair(g)
-    elif op == "diff" and ops.asks_comparison_amount(g.q) and not _lookup_names(g, ops.DIFF_PHRASES):
+    elif op == "diff" and ops.asks_comparison_amount(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = compose.operand_pair(g)  # a table's own change/difference column is a lookup
         if grounded is not None and ops.comparison_is_less(g.q):
             axis, (first, second), fixed = grounded
@@ -151,8 +151,9 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
     return None if grounded is None else compute_plan(g, op, *grounded)
 
 
-def _lookup_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
-    """The best single cell's headers already name the operation (a `ratio` column): a lookup."""
+def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
+    """The best single cell's headers already name the operation (a `ratio` or `% change` column):
+    a lookup."""
     ranked = ranked_cells(g)
     if not ranked:
         return False

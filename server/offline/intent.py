@@ -3,7 +3,8 @@
 Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
 `top 3`) → growth, share, ratio, difference, average, sum → lists (`respectively`, `what were A
 and B`) → lookup. An operation word counts only when it is not part of the best cell's own labels or
-the title (`average age`).
+the title (`average age`); an average word not when a label of the table holds it (`mean`, `national
+average`: it names that line); a difference not when the best cell already is a change (`% change`).
 Each operation returns None when its operands are not found; every plan found is a candidate, and
 the solver lets the calibrated confidence model choose among them (`solver`).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.arithmetic import joined, solve_multi, solve_union, stems
+from celltrace.server.offline.arithmetic import best_cell_names, joined, solve_multi, solve_union, stems
 from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import value_cell
@@ -21,6 +22,9 @@ from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import normalise_text
+
+CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation")
+"""Labels of a line that already gives a change (`% change`): a difference question reads it."""
 
 
 def candidates(g: Grounder) -> list[Plan]:
@@ -52,9 +56,11 @@ def candidates(g: Grounder) -> list[Plan]:
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
         ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
-        ("diff", lambda q: (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
-         or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q)))),
-        ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))),
+        ("diff", lambda q: not best_cell_names(g, CHANGE_LABELS) and (
+            (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
+            or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
+        ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))
+         and not _labels_hold(g, ops.AVERAGE_WORDS)),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q)),
     ):
         if test(question):
@@ -81,6 +87,12 @@ def _own_labels(g: Grounder) -> set[str]:
 def _names_a_label(g: Grounder, phrase: str) -> bool:
     """Some header label holds `phrase` (`more medical care use than usual`): not an operation."""
     return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
+
+
+def _labels_hold(g: Grounder, words: frozenset[str]) -> bool:
+    """Some header label of the table holds one of `words` (`national average`, `mean age`): the
+    question's word names that line rather than asking for arithmetic."""
+    return any(set(normalise_text(n.text).split()) & words for ln in g.rows + g.cols for n in ln.path)
 
 
 def _lookup_is_percent(g: Grounder) -> bool:
