@@ -795,3 +795,16 @@ def test_a_change_the_table_gives_is_read_not_recomputed() -> None:
 def _candidates(table: Table, question: str) -> list[Plan]:
     graph = CellGraph(table)
     return candidates(Grounder(question, graph, infer_headers(graph), Retriever(graph, dense=False)))
+
+
+def test_an_open_range_after_a_number_is_a_group_not_a_choice() -> None:
+    assert ops.without_open_ranges("households of two or more people aged 65 or older") == (
+        "households of two people aged 65")
+    assert ops.without_open_ranges("were younger or older workers more likely?") == (
+        "were younger or older workers more likely?")
+    table = Table(text=[["", "number", "rate"], ["living in the dwelling", "", ""],
+                        ["less than 3 years", "3,713", "299"], ["3 years or more", "6,558", "232"],
+                        ["number of moves", "", ""], ["1 or 2", "2,875", "278"],
+                        ["3 or more", "2,145", "321"]])
+    question = "what was the victimization rate of households living in their dwelling 3 years or more?"
+    assert [(p.operation, p.answer) for p in _candidates(table, question)] == [("lookup", ["232"])]

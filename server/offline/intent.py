@@ -36,8 +36,9 @@ def candidates(g: Grounder) -> list[Plan]:
     found: list[Plan | None] = []
     if ops.asks_union(question):
         found.append(solve_union(g))
-    pair = ops.pair_options(question)
-    if pair is not None and not ops.asks_amount_not_choice(question):
+    bounded = ops.without_open_ranges(question)
+    pair = ops.pair_options(bounded)
+    if pair is not None and not ops.asks_amount_not_choice(bounded):
         found.append(solve_pair(g, pair))
     k = ops.top_k(question)
     if k is not None or (ops.asks_ranked_label(question) and ops.direction(question) is not None

@@ -280,6 +280,18 @@ def top_k(question: str) -> int | None:
     return k if 2 <= k <= 10 else None
 
 
+OPEN_RANGE = re.compile(
+    r"((?<![\w.])(?:\$?\d[\d,.]*%?|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s+[^\W\d_]+)?)"
+    r"\s+or\s+(?:more|less|fewer|older|younger|over|under|above|below|greater|higher|lower|longer|later)\b")
+"""`two or more`, `$500 or more`, `65 or older`, `3 years or more`: one open-ended group after a
+number, not a choice (`younger or older` stays one) nor a direction."""
+
+
+def without_open_ranges(question: str) -> str:
+    """The question with its open-ended ranges (`two or more`) reduced to their bound (`two`)."""
+    return OPEN_RANGE.sub(r"\1", question)
+
+
 def pair_options(question: str) -> tuple[str, str] | None:
     """The two alternatives of an `A or B` question, around the last ` or `.
 
