@@ -181,8 +181,6 @@ def _ties(g: Grounder, lines: list[Line], chosen: Line) -> float:
     return float(sum(1 for ln in lines if ln.index != chosen.index and g.line_score(ln) >= mine - 1e-9))
 
 
-
-
 def _line_margin(g: Grounder, lines: list[Line], chosen: Line) -> float:
     """How far the chosen line's own score is ahead of the best other line (negative: behind)."""
     mine = g.line_score(chosen)

@@ -91,8 +91,6 @@ TIME_QUESTION = re.compile(r"^when\b|\bwhen (?:did|was|were|is|does|do|has|had)\
 """A question asking for a point in time: answered by the year of the grounded row."""
 
 
-
-
 def _time_answer(g: Grounder, row: Line) -> Node | None:
     """The first unmentioned year-bearing label of the row, else its first year-bearing data cell."""
     cells = [g.graph.node_at(row.index, c) for c in range(g.h.header_cols, g.graph.n_cols)]
