@@ -415,7 +415,7 @@ def test_pair_options_match_negations_and_the_named_section() -> None:
 
 
 def test_suppressed_cells_are_never_the_answer() -> None:
-    t = Table(text=[["", "rate", "change"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
+    t = Table(text=[["", "rate", "number"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
     plan, g = run(t, "what was the rate in yukon?")
     assert plan.answer == ["25"] and cells(g, plan.answer_nodes) == [(1, 2)]
 
@@ -799,3 +799,11 @@ def test_an_open_range_after_a_number_is_a_group_not_a_choice() -> None:
                         ["3 or more", "2,145", "321"]])
     question = "what was the victimization rate of households living in their dwelling 3 years or more?"
     assert [(p.operation, p.answer) for p in _candidates(table, question)] == [("lookup", ["232"])]
+
+
+def test_a_change_line_answers_a_question_asking_a_change_and_only_then() -> None:
+    table = Table(text=[["", "rate", "percent change in incarceration rate"],
+                        ["federal", "81", "3"], ["provincial", "84", "-2"]])
+    assert run(table, "what is the federal incarceration rate?")[0].answer == ["81"]
+    assert run(table, "what did the federal incarceration rate increase to?")[0].answer == ["81"]
+    assert run(table, "how many percent did the federal rate increase?")[0].answer == ["3"]

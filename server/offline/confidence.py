@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline import trees
-from celltrace.server.offline.grounding import YEAR, ranked_cells
+from celltrace.server.offline.grounding import ASKS_CHANGE, YEAR, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import under_aggregate, value_cell
 from celltrace.shared.graph import normalise_text
@@ -40,7 +40,7 @@ CUES = {
     "cue_and": r"\band\b",
     "cue_total": r"\btotal|\bcombined|\baltogether|\bsum\b",
     "cue_average": r"\baverage|\bmean\b",
-    "cue_change": r"\bchang|\bincreas|\bdecreas|\bdeclin|\bgr[eo]w|\bfell\b|\bdrop|\brise\b|\brose\b",
+    "cue_change": ASKS_CHANGE.pattern,
     "cue_times": r"\btimes\b|\bratio\b|\bfold\b",
     "cue_superlative": r"\b(?:most|least|highest|lowest|largest|smallest|greatest|biggest|top)\b",
     "cue_comparative": r"\b(?:more|less|higher|lower|larger|smaller|greater|fewer)\b",

@@ -63,6 +63,20 @@ YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 
 
+CHANGE_FIT = 0.25
+"""Score given to a line whose labels give a change (`% change`, `growth`) when the question asks a
+change, and taken from it when the question does not: `the federal incarceration rate` is the rate,
+not `percent change in incarceration rate`; `how much did the index increase` is the change."""
+CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation")
+"""Words of the labels of a line that gives a change (`% change`, `growth rate`)."""
+ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
+                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down))\w*")
+"""Wording that asks for a change (`how much did it increase`, `the difference`, `edged up`)."""
+REACHED = re.compile(ASKS_CHANGE.pattern + r"\s+(?:up\s+)?to\W*$")
+"""`what did the rate increase to?`: the level reached, not the change."""
+_CHANGE_STEMS = frozenset(t for w in CHANGE_LABELS for t in label_tokens(w))
+
+
 MAX_GRAMS = 48
 """Question n-grams embedded per question (bounds the per-question model time)."""
 
@@ -127,6 +141,7 @@ class Grounder:
         self.soft = self._soft_matches(list(headers.values()))
         q = self.qnorm
         self._asks_a_year = bool(YEAR.search(q) and not _SHORT_PERIOD.search(q))
+        self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
@@ -255,8 +270,10 @@ class Grounder:
                                        and not re.search(r"\bothers?\b", self.qnorm))
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
                 _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
+            change = CHANGE_FIT * self._change_sign * bool(
+                _CHANGE_STEMS & {t for n in line.path for t in label_tokens(n.text)})
             bonus = self._bonuses[key] = (
-                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year)
+                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year + change)
         return bonus
 
     def line_score(self, line: Line) -> float:

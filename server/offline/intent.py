@@ -15,16 +15,13 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import best_cell_names, joined, solve_multi, solve_union, stems
-from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
+from celltrace.server.offline.grounding import CHANGE_LABELS, Grounder, Plan, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import normalise_text
-
-CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation")
-"""Labels of a line that already gives a change (`% change`): a difference question reads it."""
 
 
 def candidates(g: Grounder) -> list[Plan]:
