@@ -764,12 +764,11 @@ def test_a_year_alone_reads_the_whole_year_column_not_the_quarter() -> None:
 
 
 def test_average_naming_a_line_of_the_table_is_a_lookup() -> None:
-    table = Table(text=[["", "men", "women"], ["mean age", "41.2", "43.0"],
+    table = Table(text=[["", "2019", "2020"], ["mean age", "41.2", "43.0"],
                         ["number of children", "0.93", "1.10"]])
-    assert [p.operation for p in _candidates(table, "what is the average number of children of women?")] == [
-        "lookup"]
-    plain = Table(text=[["", "men", "women"], ["number of children", "0.93", "1.10"]])
-    assert [p.operation for p in _candidates(plain, "what is the average number of children of women?")] == [
+    assert [p.operation for p in _candidates(table, "what is the average number of children?")] == ["lookup"]
+    plain = Table(text=[["", "2019", "2020"], ["number of children", "0.93", "1.10"]])
+    assert [p.operation for p in _candidates(plain, "what is the average number of children?")] == [
         "average", "lookup"]
 
 
@@ -807,3 +806,17 @@ def test_a_change_line_answers_a_question_asking_a_change_and_only_then() -> Non
     assert run(table, "what is the federal incarceration rate?")[0].answer == ["81"]
     assert run(table, "what did the federal incarceration rate increase to?")[0].answer == ["81"]
     assert run(table, "how many percent did the federal rate increase?")[0].answer == ["3"]
+
+
+def test_an_average_over_every_member_needs_a_span() -> None:
+    table = Table(text=[["", "2015", "2016", "2017"], ["men", "45,000", "46,000", "47,500"],
+                        ["women", "38,000", "39,000", "40,500"]])
+    plan, _ = run(table, "what was the average income of women in 2016?")
+    assert (plan.operation, plan.answer) == ("lookup", ["39,000"])
+    for question in ("what was the average income of women from 2015 to 2017?",
+                     "what was the average income of women?"):  # every year the table shows
+        plan, _ = run(table, question)
+        assert (plan.operation, plan.answer) == ("average", ["39,166.7"])
+    groups = Table(text=[["", "income"], ["men", "45,000"], ["women", "38,000"]])
+    plan, _ = run(groups, "what was the average income of women?")
+    assert (plan.operation, plan.answer) == ("lookup", ["38,000"])

@@ -8,7 +8,14 @@ import re
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import Grounder, Plan, headers_for, question_position, ranked_cells
+from celltrace.server.offline.grounding import (
+    YEAR,
+    Grounder,
+    Plan,
+    headers_for,
+    question_position,
+    ranked_cells,
+)
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
@@ -41,9 +48,10 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
 def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     """Arithmetic over several cells: ≥ 2 mentioned lines on one axis × the best line on the other.
 
-    With a single mentioned line, `average` (and an explicit `sum`) runs over every non-aggregate
-    member of the other axis instead. A comparison (`rate of A lower than that of B`) grounds its two
-    operands first (`compose.operand_pair`: labels at any level, the most specific on ties).
+    With a single mentioned line, `average` (over a span: `_over_a_span`) and an explicit `sum` run
+    over every non-aggregate member of the other axis instead. A comparison (`rate of A lower than that of B`)
+    grounds its two operands first (`compose.operand_pair`: labels at any level, the most specific on
+    ties).
     """
     if op == "diff" and ops.asks_comparison_amount(g.q):
         plan = _solve_indirect(g, op)
@@ -81,8 +89,19 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
-        return compute_plan(g, op, axis, [ln for ln in members if not is_aggregate(ln)], fixed)
+        members = [ln for ln in members if not is_aggregate(ln)]
+        if op == "average" and not _over_a_span(g, members):
+            return None
+        return compute_plan(g, op, axis, members, fixed)
     return None
+
+
+def _over_a_span(g: Grounder, members: list[Line]) -> bool:
+    """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
+    or every period the table shows when the question names none (`average revenue` on a statement
+    of three years). `average income` over groups is a statistic to read, not to compute."""
+    return _period(g.q) or (not YEAR.search(g.qnorm) and bool(members) and all(
+        ln.label is not None and is_year_text(ln.label.text) for ln in members))
 
 
 def solve_union(g: Grounder) -> Plan | None:
