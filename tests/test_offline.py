@@ -820,3 +820,12 @@ def test_an_average_over_every_member_needs_a_span() -> None:
     groups = Table(text=[["", "income"], ["men", "45,000"], ["women", "38,000"]])
     plan, _ = run(groups, "what was the average income of women?")
     assert (plan.operation, plan.answer) == ("lookup", ["38,000"])
+
+
+def test_percentages_adding_up_to_more_than_100_are_not_a_sum() -> None:
+    table = Table(text=[["", "satisfied", ""], ["", "number", "percent"], ["men", "1,200", "80.0"],
+                        ["women", "1,500", "85.0"], ["total", "2,700", "82.6"]], merges=[(0, 1, 0, 2)])
+    plan, _ = run(table, "how many men and women combined were satisfied?")
+    assert (plan.operation, plan.answer) == ("sum", ["2,700"])
+    plan, _ = run(table, "what percent of men and women combined were satisfied?")
+    assert plan.operation == "lookup" and plan.answer[0] in {"80.0", "85.0", "82.6"}  # not 165.0

@@ -20,7 +20,7 @@ from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
-from celltrace.shared.graph import normalise_text
+from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 
 
@@ -189,6 +189,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     nums = [ops.parse(n.text) for n in nodes]
     if len(nodes) < 2 or any(n is None for n in nums):
         return None
+    if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and _percentages(  # type: ignore[union-attr]
+            g, [*chosen, fixed], nodes):
+        return None
     computed = ops.compute(op, nums)  # type: ignore[arg-type]
     if computed is None:
         return None
@@ -197,6 +200,16 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,
                 round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed,
                 stats={"operands": float(len(nodes)), "operand_coverage": cov})
+
+
+WHOLE_PERCENT = 100.5
+"""Percentages of one whole add up to at most 100 (with rounding): a larger sum is not what was asked."""
+
+
+def _percentages(g: Grounder, lines: list[Line], nodes: list[Node]) -> bool:
+    """The cells are percentages: shown with `%` or under a percent label."""
+    return any("%" in n.text for n in nodes) or any(
+        "percent" in label_tokens(n.text) for ln in lines for n in ln.path)
 
 
 _SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"
