@@ -829,3 +829,14 @@ def test_percentages_adding_up_to_more_than_100_are_not_a_sum() -> None:
     assert (plan.operation, plan.answer) == ("sum", ["2,700"])
     plan, _ = run(table, "what percent of men and women combined were satisfied?")
     assert plan.operation == "lookup" and plan.answer[0] in {"80.0", "85.0", "82.6"}  # not 165.0
+
+
+def test_amounts_asked_respectively_are_not_a_choice() -> None:
+    table = Table(text=[["", "women", "", "men", ""], ["", "bottom 90%", "top 1%", "bottom 90%", "top 1%"],
+                        ["married", "44.5", "68.3", "45.1", "80.2"],
+                        ["married spouse or common-law partner", "59.5", "77.3", "59.9", "88.4"],
+                        ["lone parent", "9.1", "8.0", "2.5", "2.6"]],
+                  merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)])
+    question = ("what was the percentage of working women and men in the bottom 90% who were married or in "
+                "a common-law relationship respectively?")
+    assert "pair_min" not in [p.operation for p in _candidates(table, question)]

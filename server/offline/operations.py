@@ -234,10 +234,11 @@ AMOUNT_ASKED = re.compile(
 def asks_amount_not_choice(question: str) -> bool:
     """The question asks for an amount, names no direction and no which/who: an `A or B` in it is
     part of a label (`what percentage reported "quite a bit" or "extremely" stressful`), not a choice
-    between two items (a hitab_train sample of 3,553 questions: 14 more right, none lost)."""
+    between two items (a hitab_train sample of 3,553 questions: 14 more right, none lost). Amounts
+    asked `respectively` are several amounts, whatever other words the question has."""
     q = question.lower()
     amount = QUANTITY.search(q) is not None or AMOUNT_ASKED.match(q) is not None
-    return amount and not asks_label(q) and direction(q) is None
+    return (amount and not asks_label(q) and direction(q) is None) or "respectively" in words(q)
 
 
 ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)")
