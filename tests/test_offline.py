@@ -840,3 +840,15 @@ def test_amounts_asked_respectively_are_not_a_choice() -> None:
     question = ("what was the percentage of working women and men in the bottom 90% who were married or in "
                 "a common-law relationship respectively?")
     assert "pair_min" not in [p.operation for p in _candidates(table, question)]
+
+
+def test_a_quantile_group_is_not_a_direction() -> None:
+    assert ops.direction("what percent of women in the top 1% were married?") is None
+    assert ops.direction("what share of income went to the bottom 90 percent?") is None
+    assert ops.direction("which province was in the top 3 for income?") == "max"
+    table = Table(text=[["", "women", "", "men", ""], ["", "bottom 90%", "top 1%", "bottom 90%", "top 1%"],
+                        ["married", "44.5", "68.3", "45.1", "80.2"],
+                        ["single", "40.3", "14.4", "44.6", "8.3"]],
+                  merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)])
+    plan, _ = run(table, "what was the percentage of men in the top 1% who were married or single?")
+    assert (plan.operation, plan.answer) == ("sum", ["88.5"])  # either group, not a choice

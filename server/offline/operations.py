@@ -120,12 +120,16 @@ LARGEST_DECREASE = re.compile(
 """`the largest decrease(s)`: the most negative change, a minimum over signed changes."""
 
 
+QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|per\s*cent)")
+"""`the top 1%`, `the bottom 90 percent`: a group of a distribution, not a direction."""
+
+
 def direction(question: str) -> Literal["max", "min"] | None:
     """`max` for more/higher/… wording, `min` for less/lower/…, None without either (first wins);
-    `the largest decrease` is a `min` (the most negative change)."""
+    `the largest decrease` is a `min` (the most negative change); `top 1%` names a group."""
     if LARGEST_DECREASE.search(question.lower()):
         return "min"
-    for w in words(question):
+    for w in words(QUANTILE_GROUP.sub(" ", question.lower())):
         if w in MORE_WORDS:
             return "max"
         if w in LESS_WORDS:
