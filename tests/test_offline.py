@@ -852,3 +852,13 @@ def test_a_quantile_group_is_not_a_direction() -> None:
                   merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)])
     plan, _ = run(table, "what was the percentage of men in the top 1% who were married or single?")
     assert (plan.operation, plan.answer) == ("sum", ["88.5"])  # either group, not a choice
+
+
+def test_two_items_named_before_which_are_a_choice() -> None:
+    table = Table(text=[["age group", "prevalence of exposure"], ["12 to 17", "20.1"], ["18 to 34", "25.0"],
+                        ["35 to 44", "15.2"], ["45 or older", "10.3"]])
+    question = ("between 12 to 17 age group and 45 or older age group, which had a higher prevalence of "
+                "exposure?")
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("pair_max", ["12 to 17"])
+    assert ops.pair_options("between 2011 and 2015, which province grew faster?") is None  # a period

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from celltrace.shared.numbers import parse_number_info
+from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numstyle import (
     MAX_DECIMALS,
     Kind,
@@ -305,7 +305,7 @@ def pair_options(question: str) -> tuple[str, str] | None:
     """
     q = question.lower().strip().rstrip("?. ")
     if " or " not in q:
-        return None
+        return _named_before_which(q)
     left, _, right = q.rpartition(" or ")
     right = re.split(r"[,:;?]", right)[0].strip()
     left_words = re.split(r"[,:;?]", left)[-1].split()
@@ -313,6 +313,23 @@ def pair_options(question: str) -> tuple[str, str] | None:
     if not right or not left_words or n > 8:
         return None
     return " ".join(left_words[-n:]), right
+
+
+NAMED_BEFORE_WHICH = re.compile(
+    r"\b(?:between|among|compared with)\s+(?:the\s+)?([^,?;]+)\s+and\s+(?:the\s+)?([^,?;]+?)"
+    r"\s*,\s*(?:which|who)\b")
+"""`between A and B, which had a higher …`: two items named before the which-question."""
+
+
+def _named_before_which(q: str) -> tuple[str, str] | None:
+    """The two items of `between A and B, which …` (not two years: that is a period)."""
+    m = NAMED_BEFORE_WHICH.search(q)
+    if m is None or direction(q) is None or any(is_year_text(x.strip()) for x in m.groups()):
+        return None
+    a, b = m.group(1).split(), m.group(2).split()
+    if len(a) > 8 or len(b) > 8:
+        return None
+    return " ".join(a), " ".join(b)
 
 
 def alternatives(question: str) -> list[str]:
