@@ -862,3 +862,14 @@ def test_two_items_named_before_which_are_a_choice() -> None:
     plan, _ = run(table, question)
     assert (plan.operation, plan.answer) == ("pair_max", ["12 to 17"])
     assert ops.pair_options("between 2011 and 2015, which province grew faster?") is None  # a period
+
+
+def test_a_signed_difference_keeps_its_sign_a_decline_is_a_magnitude() -> None:
+    table = Table(text=[["", "residents", "non-residents", "difference: non-residents minus residents"],
+                        ["toronto", "1,062,300", "1,042,800", "-19,500"]])
+    question = "what was the difference in average value between non-residents and residents in toronto?"
+    plan, _ = run(table, question)
+    assert plan.answer == ["-19,500"]
+    change = Table(text=[["", "2017", "2018", "change"], ["admissions", "1,200", "1,150", "-50"]])
+    plan, _ = run(change, "how much did admissions decline?")
+    assert plan.answer == ["50"]

@@ -74,9 +74,10 @@ DECREASE_WORDS = _vocab(
     decrease decreased decreases decline declined declines drop dropped drops fall fell fallen falls
     down reduce reduced reduces reduction recede receded shrink shrank shrunk less lower fewer
     contract contracted contracts contraction retract retracted retreat retreated
-    difference gap
     """
 )
+"""Words asking how much something fell; `difference` and `gap` are not among them: a table's signed
+difference (`A minus B`) is answered with its sign."""
 GROWTH = re.compile(
     r"\b(?:how\s*many|what|by\s+what)\s+percent(?:age)?s?\s+(?:did|does|do|has|have|had|was|were|is)\b"
     r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
