@@ -49,9 +49,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     """Arithmetic over several cells: ≥ 2 mentioned lines on one axis × the best line on the other.
 
     With a single mentioned line, `average` (over a span: `_over_a_span`) and an explicit `sum` run
-    over every non-aggregate member of the other axis instead. A comparison (`rate of A lower than that of B`)
-    grounds its two operands first (`compose.operand_pair`: labels at any level, the most specific on
-    ties).
+    over every non-aggregate member of the other axis instead. A comparison (`rate of A lower than
+    that of B`) grounds its two operands first (`compose.operand_pair`: labels at any level, the most
+    specific on ties).
     """
     if op == "diff" and ops.asks_comparison_amount(g.q):
         plan = _solve_indirect(g, op)

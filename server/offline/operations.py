@@ -302,7 +302,8 @@ def pair_options(question: str) -> tuple[str, str] | None:
     """The two alternatives of an `A or B` question, around the last ` or `.
 
     B runs to the next punctuation; A is taken with as many words as B (parallel structure:
-    `higher for men or women` → (`men`, `women`)), never crossing punctuation.
+    `higher for men or women` → (`men`, `women`)), never crossing punctuation. Without an `or`, the
+    two items of `between A and B, which …` (`_named_before_which`).
     """
     q = question.lower().strip().rstrip("?. ")
     if " or " not in q:
