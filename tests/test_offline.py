@@ -873,3 +873,16 @@ def test_a_signed_difference_keeps_its_sign_a_decline_is_a_magnitude() -> None:
     change = Table(text=[["", "2017", "2018", "change"], ["admissions", "1,200", "1,150", "-50"]])
     plan, _ = run(change, "how much did admissions decline?")
     assert plan.answer == ["50"]
+
+
+def test_a_percentage_question_prefers_a_part_to_the_whole() -> None:
+    table = Table(text=[["occupation", "aboriginal women", ""], ["", "number", "percent"],
+                        ["total, all occupations", "5,000", "100.0"],
+                        ["management occupations", "365", "7.3"],
+                        ["sales and service occupations", "1,450", "29.0"]],
+                  merges=[(0, 0, 1, 0), (0, 1, 0, 2)])
+    question = "in 2011, how many percent of aboriginal women reported having managerial positions?"
+    plan, _ = run(table, question)
+    assert plan.answer == ["7.3"]
+    plan, _ = run(table, "how many aboriginal women were there in total?")
+    assert plan.answer == ["5,000"]

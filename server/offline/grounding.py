@@ -350,7 +350,9 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value
         stated = [m for m in _STATED_NUMBER.findall(bare) if asks and not is_year_text(m)]
         given = {n.value for n in map(ops.parse, stated) if n is not None}
-        out.sort(key=lambda x: (_stated(g, x[1], x[2], given), -x[0], x[1].index, x[2].index))
+        whole = "percent" in g.qtoks
+        out.sort(key=lambda x: (_stated(g, x[1], x[2], given), whole and _is_whole(g, x[1], x[2]), -x[0],
+                                x[1].index, x[2].index))
         g.ranked = out
     return g.ranked
 
@@ -358,6 +360,13 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
 _ASKS = re.compile(r"\b(?:how|what|which|who|whom|when|where)\b")
 _RANGE = re.compile(r"\d[\d,.]*\s*(?:to|-|–|and)\s*\d[\d,.]*")
 _STATED_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?!\w)")
+
+
+def _is_whole(g: Grounder, row: Line, col: Line) -> bool:
+    """The cell is 100 (percent): the whole itself, which a question asking a percentage rarely wants
+    (hitab_train: of 64 such first answers, 3 were right), so it ranks after the parts."""
+    num = ops.parse(value_cell(g.graph, row, col).text)
+    return num is not None and num.value == 100
 
 
 def _stated(g: Grounder, row: Line, col: Line, given: set[float]) -> bool:
