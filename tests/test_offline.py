@@ -886,3 +886,10 @@ def test_a_percentage_question_prefers_a_part_to_the_whole() -> None:
     assert plan.answer == ["7.3"]
     plan, _ = run(table, "how many aboriginal women were there in total?")
     assert plan.answer == ["5,000"]
+
+
+def test_a_decline_worded_with_ing_is_asked_as_a_magnitude() -> None:
+    table = Table(text=[["", "rate", "percent change in rate"], ["youth", "44", "-37"],
+                        ["adults", "85", "-4"]])
+    plan, _ = run(table, "how many percent was the rate for youth decreasing?")
+    assert plan.answer == ["37"]

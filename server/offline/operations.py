@@ -71,9 +71,10 @@ SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\ba
 """`how many percentage points did X account for (of Y)`: a share asked without `what percent`."""
 DECREASE_WORDS = _vocab(
     """
-    decrease decreased decreases decline declined declines drop dropped drops fall fell fallen falls
-    down reduce reduced reduces reduction recede receded shrink shrank shrunk less lower fewer
-    contract contracted contracts contraction retract retracted retreat retreated
+    decrease decreased decreases decreasing decline declined declines declining drop dropped drops
+    dropping fall fell fallen falls falling down reduce reduced reduces reducing reduction recede receded
+    receding shrink shrank shrunk shrinking less lower fewer contract contracted contracts contracting
+    contraction retract retracted retreat retreated
     """
 )
 """Words asking how much something fell; `difference` and `gap` are not among them: a table's signed
