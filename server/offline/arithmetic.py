@@ -189,8 +189,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     nums = [ops.parse(n.text) for n in nodes]
     if len(nodes) < 2 or any(n is None for n in nums):
         return None
-    if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and _percentages(  # type: ignore[union-attr]
-            g, [*chosen, fixed], nodes):
+    if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages(  # type: ignore[union-attr]
+            [*chosen, fixed], nodes):
         return None
     computed = ops.compute(op, nums)  # type: ignore[arg-type]
     if computed is None:
@@ -206,8 +206,8 @@ WHOLE_PERCENT = 100.5
 """Percentages of one whole add up to at most 100 (with rounding): a larger sum is not what was asked."""
 
 
-def _percentages(g: Grounder, lines: list[Line], nodes: list[Node]) -> bool:
-    """The cells are percentages: shown with `%` or under a percent label."""
+def percentages(lines: list[Line], nodes: list[Node]) -> bool:
+    """The cells (on these lines) are percentages: shown with `%` or under a percent label."""
     return any("%" in n.text for n in nodes) or any(
         "percent" in label_tokens(n.text) for ln in lines for n in ln.path)
 

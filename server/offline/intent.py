@@ -14,7 +14,14 @@ from __future__ import annotations
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.arithmetic import best_cell_names, joined, solve_multi, solve_union, stems
+from celltrace.server.offline.arithmetic import (
+    best_cell_names,
+    joined,
+    percentages,
+    solve_multi,
+    solve_union,
+    stems,
+)
 from celltrace.server.offline.grounding import CHANGE_LABELS, Grounder, Plan, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import value_cell
@@ -99,6 +106,4 @@ def _lookup_is_percent(g: Grounder) -> bool:
     if not ranked:
         return False
     _, row, col = ranked[0]
-    node = value_cell(g.graph, row, col)
-    labels = {t for n in row.path + col.path for t in label_tokens(n.text)}
-    return "%" in node.text or "percent" in labels
+    return percentages([row, col], [value_cell(g.graph, row, col)])
