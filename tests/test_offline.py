@@ -66,6 +66,31 @@ def test_difference_from_to_is_later_minus_earlier() -> None:
     assert plan.answer == ["$2,000"]  # in the sources' format
 
 
+BALANCE_SHEET = Table(
+    text=[
+        ["", "December 31, 2020", "December 31, 2019"],
+        ["Cash and cash equivalents", "152,340", "98,211"],
+        ["Total assets", "823,097", "740,611"],
+        ["Long-term debt", "250,000", "275,000"],
+    ],
+)
+
+
+def test_dated_columns_are_named_by_their_year() -> None:
+    """A balance sheet's `December 31, 2019` is the column a question naming 2019 means: a change
+    between two such dates is the later minus the earlier, however the columns are ordered."""
+    plan, g = run(BALANCE_SHEET, "How much did total assets increase from 2019 to 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["82,486"])
+    assert cells(g, plan.answer_nodes) == [(2, 1), (2, 2)]
+    plan, _ = run(BALANCE_SHEET, "What was the change in long-term debt between 2019 and 2020?")
+    assert plan.answer == ["-25,000"]
+
+
+def test_a_year_range_is_a_span() -> None:
+    plan, _ = run(STATEMENT, "How much did cargo revenue increase over 2016-2017?")
+    assert (plan.operation, plan.answer) == ("diff", ["134"])
+
+
 def test_sum_of_listed_items() -> None:
     plan, g = run(STATEMENT, "what was the total of passenger and cargo revenue in 2016?")
     assert (plan.operation, plan.answer) == ("sum", ["30,100"])

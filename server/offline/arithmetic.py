@@ -234,9 +234,9 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
 
 
 def _from_to(q: str) -> bool:
-    """`… from A to B` / `between A and B` with change wording: the later value comes first (B − A)."""
-    ql = q.lower()
-    return bool(re.search(_SPAN, ql)) and ops.has_phrase(
+    """`… from A to B` / `between A and B` / `2013-2015` with change wording: the later value comes
+    first (B − A)."""
+    return _period(q) and ops.has_phrase(
         q, ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise", "rose",
             "fell", "drop", "decline", "declined", "grow")
     )

@@ -61,6 +61,12 @@ _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+en
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+DATED_YEAR = re.compile(
+    rf"^(?:(?:as\s+(?:of|at)|at|ended|ending)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
+    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d)$")
+"""A period label that names one year by its date (`December 31, 2019`, `31 Dec 2019`, `Sep 2021`,
+`Fiscal 2019`, `FY2019`): a question naming the year names the label (balance sheets, filings)."""
 
 
 CHANGE_FIT = 0.25
@@ -142,7 +148,8 @@ class Grounder:
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self.soft = self._soft_matches(list(headers.values()))
         q = self.qnorm
-        self._asks_a_year = bool(YEAR.search(q) and not _SHORT_PERIOD.search(q))
+        self.q_years = frozenset(YEAR.findall(q))
+        self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
@@ -195,6 +202,9 @@ class Grounder:
         if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
             return 1.0
         if acronym(text) & self.qtoks:
+            return 1.0
+        dated = DATED_YEAR.match(text)
+        if dated and dated.group(1) in self.q_years:
             return 1.0
         ltoks = label_tokens(node.text)
         ltoks = [t for t in ltoks if t not in known] or ltoks
@@ -316,8 +326,11 @@ def headers_for(g: Grounder, lines: list[Line]) -> list[int]:
 
 
 def question_position(g: Grounder, node: Node) -> int:
-    """Where the question mentions a label: its text, else its first token (words × 5)."""
-    pos = g.qnorm.find(normalise_text(node.text))
+    """Where the question mentions a label: its text (a dated period's year), else its first token
+    (words × 5)."""
+    text = normalise_text(node.text)
+    dated = DATED_YEAR.match(text)
+    pos = g.qnorm.find(dated.group(1) if dated and dated.group(1) in g.q_years else text)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
