@@ -343,10 +343,13 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
 
     A stack of (indent, label, is_section): a section label replaces labels at its indentation or
     deeper; a plain label pops only plain labels at its indentation or deeper (an unindented table's
-    section therefore scopes every row up to the next section row).
+    section therefore scopes every row up to the next section row), and a section whose rows were
+    indented under it (`Current assets:`, then indented items) once it is back at the section's
+    own indentation (`Total assets`).
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
+    indented: set[int] = set()  # sections whose rows sit deeper than their own label
     label_col = model.header_cols - 1
     for r in range(model.header_rows, graph.n_rows):
         if r in sections:
@@ -363,7 +366,8 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
             out[r] = [n for _, n, is_section in stack if is_section]
             continue
         ind = indent_of(lab.text)
-        stack = [e for e in stack if e[0] < ind or (e[2] and e[0] == ind)]
+        stack = [e for e in stack if e[0] < ind or (e[2] and e[0] == ind and e[1].id not in indented)]
+        indented.update(n.id for i, n, is_section in stack if is_section and i < ind)
         out[r] = [n for _, n, _ in stack]
         stack.append((ind, lab, False))
     return out

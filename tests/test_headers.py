@@ -201,3 +201,13 @@ def test_a_column_0_label_after_the_header_still_heads_a_section() -> None:
     t = Table(text=[["", "2017", "2016"], ["Revenue", "", ""], ["  Cargo", "5", "6"]])
     h = infer_headers(CellGraph(t))
     assert h.header_rows == 1 and h.section_rows == frozenset({1})
+
+
+def test_a_section_of_indented_items_ends_at_its_own_indentation() -> None:
+    """`Operating revenue` heads the indented `Passenger` and `Cargo`; `Total operating revenue`,
+    back at the section's indentation, is not one of its items (nor is the section after it)."""
+    g = CellGraph(statement(with_expenses=True))
+    h = infer_headers(g)
+    assert texts(h.row_path(g.node_at(3, 1))) == ["Operating revenue", "Passenger"]
+    assert texts(h.row_path(g.node_at(5, 1))) == ["Total operating revenue"]
+    assert texts(h.row_path(g.node_at(8, 1))) == ["Operating expenses", "Salaries", "Pension"]
