@@ -7,11 +7,12 @@ column are dropped with a warning, so `A:C` or `A1:Z100000` read only what exist
 
 Values come from a `data_only` load (Excel's cached formula results). Which cells hold formulas is
 found by a streaming scan of the sheet XML (cheaper than a second full load); a formula without a
-cached value is reported in `Table.warnings`. Displayed text is `format_value(value, number_format)`;
-raw values are kept JSON-ready (datetimes as ISO strings, durations as Excel day counts, error
-values such as `#N/A` as text). The file is read once into memory and never written; its parts are
-first streamed through the caps of `xlsx_limits` (size per part, cells, text length). `title` is
-always None: a title row stays part of the grid, where the graph can use it.
+cached value is reported in `Table.warnings`. Displayed text is `format_value(value, number_format)`,
+and a text cell's indent level becomes leading spaces (`INDENT`); raw values are kept JSON-ready
+(datetimes as ISO strings, durations as Excel day counts, error values such as `#N/A` as text). The
+file is read once into memory and never written; its parts are first streamed through the caps of
+`xlsx_limits` (size per part, cells, text length). `title` is always None: a title row stays part of
+the grid, where the graph can use it.
 """
 
 from __future__ import annotations
@@ -272,6 +273,11 @@ class OpenpyxlSheet:
         return _hidden(self.ws, bounds)
 
 
+INDENT = "  "
+"""Leading spaces per Excel indent level (Format Cells › Indent) of a text cell: statements indent
+line items that way, and the header model reads indentation from leading spaces."""
+
+
 def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
     text: list[list[str]] = []
     values: list[list[Any]] = []
@@ -284,7 +290,7 @@ def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
                 t_row.append("")
                 v_row.append(None)
             elif type(v) is str:  # shown as stored, whatever the format
-                t_row.append(v)
+                t_row.append(INDENT * int(cell.alignment.indent or 0) + v)
                 v_row.append(v)
             else:
                 t_row.append(format_value(v, cell.number_format))

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.table import Table as XlTable
 
 from celltrace.shared.errors import UserError
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
 from celltrace.shared.xlsx_read import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -199,6 +202,24 @@ def test_number_formats_dates_and_errors(tmp_path: Path) -> None:
     t = read_table(save(wb, tmp_path / "f.xlsx"))
     assert t.text == [["24.5%", "$5,813", "(7.8)", "2018-02-21", "#N/A", "#DIV/0!", "TRUE"]]
     assert t.values == [[0.245, 5813, -7.8, "2018-02-21T00:00:00", "#N/A", "#DIV/0!", True]]
+
+
+def test_indent_levels_become_leading_spaces_that_nest_line_items(tmp_path: Path) -> None:
+    """Statements indent line items with Format Cells › Indent, not with spaces in the text."""
+    wb = Workbook()
+    ws = wb.active
+    for r, (label, indent, value) in enumerate(
+        [("", 0, "2020"), ("Current assets:", 0, None), ("Cash", 1, 152), ("Inventories", 1, 60),
+         ("Total assets", 0, 823)], start=1):
+        ws.cell(r, 1, label or None).alignment = Alignment(indent=indent)
+        ws.cell(r, 2, value)
+    t = read_table(save(wb, tmp_path / "indent.xlsx"))
+    assert [row[0] for row in t.text] == ["", "Current assets:", "  Cash", "  Inventories", "Total assets"]
+    assert t.values[2][0] == "Cash"  # the raw value is the cell's own text
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert [n.text.strip() for n in h.row_path(g.node_at(2, 1))] == ["Current assets:", "Cash"]
+    assert [n.text for n in h.row_path(g.node_at(4, 1))] == ["Total assets"]
 
 
 def formula_book(tmp_path: Path, cached: bool) -> Path:
