@@ -60,6 +60,19 @@ def test_the_measure_sides_are_two_different_lines_when_one_label_holds_both_phr
     assert (plan.operation, plan.answer) == ("measure", ["25%"])
 
 
+@pytest.mark.parametrize(("side", "name"), [
+    (side, name) for side, names in vocabulary()["line_names"].items() for name in names])
+def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) -> None:
+    measure, (num, den) = next((m, parts) for m, parts in sorted(measures().items()) if side in parts)
+    graph = _statement([
+        ("Operating expenses", "300", "280"),
+        ((name if den == side else den).capitalize(), "1,000", "900"),
+        ((name if num == side else num).capitalize(), "250", "200"),
+    ])
+    plan = solve(f"What was the {measure} in 2017?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("measure", ["25%"])
+
+
 @pytest.mark.parametrize(("word", "same"), [
     (w, canon) for canon, words in vocabulary()["same_words"].items() for w in words])
 def test_each_same_word_finds_the_label_it_names(word: str, same: str) -> None:

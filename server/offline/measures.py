@@ -27,14 +27,16 @@ def asked_measure(g: Grounder) -> tuple[str, str, str] | None:
 
 
 def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
-    """The line (other than `taken`) whose own label holds every word of `phrase`: a total line
-    first, then the label with the fewest other words, then the first."""
-    want = set(label_tokens(phrase))
-    found = [ln for ln in lines if ln is not taken and ln.label is not None
-             and want <= set(label_tokens(ln.label.text))]
-    if not found:
-        return None
-    return min(found, key=lambda ln: (not is_aggregate(ln), len(label_tokens(ln.label.text)), ln.index))  # type: ignore[union-attr]
+    """The line (other than `taken`) whose own label holds every word of `phrase`, else of its first
+    other name (`[line_names]` of the vocabulary file) that some label holds: a total line first,
+    then the label with the fewest other words, then the first."""
+    labelled = [(ln, label_tokens(ln.label.text)) for ln in lines if ln is not taken and ln.label is not None]
+    for name in (phrase, *vocabulary()["line_names"].get(phrase, ())):
+        want = set(label_tokens(name))
+        found = [(ln, toks) for ln, toks in labelled if want <= set(toks)]
+        if found:
+            return min(found, key=lambda lt: (not is_aggregate(lt[0]), len(lt[1]), lt[0].index))[0]
+    return None
 
 
 def solve_measure(g: Grounder) -> Plan | None:
