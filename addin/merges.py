@@ -137,6 +137,10 @@ class Probes:
         """The range's number format, None when its cells differ."""
         return self._ask("number_format", addr, 2, lambda: self._range(addr).number_format)
 
+    def indent_level(self, addr: str) -> int | None:
+        """The range's indent level (Format Cells › Indent), None when its cells differ."""
+        return self._ask("indent_level", addr, 2, lambda: self._range(addr).api.IndentLevel)
+
     def text(self, addr: str) -> str | None:
         """Excel's displayed text of one cell."""
         return self._ask("text", addr, 2, lambda: self._range(addr).api.Text)

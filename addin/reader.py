@@ -8,8 +8,9 @@ areas clipped to the range (with the same warnings), hidden rows and columns, an
 
 Cost, in Excel round trips (see `merges.Probes`): the used range and all values are one read each;
 merged areas come from `merges.find_merges`; number formats by divide and conquer over the numeric
-cells of each column (a uniform block is one call); Excel's own `.Text` is read per numeric cell only
-while there are at most `text_budget` of them, else the file-mode formatter renders the values;
+cells of each column (a uniform block is one call), indent levels likewise over the text cells;
+Excel's own `.Text` is read per numeric cell only while there are at most `text_budget` of them,
+else the file-mode formatter renders the values;
 hidden rows and columns by divide and conquer on `EntireRow.Hidden` / `EntireColumn.Hidden`.
 Screen updating is off during the read and restored afterwards, whatever happens.
 """
@@ -20,9 +21,9 @@ import contextlib
 import datetime as dt
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from openpyxl.styles.numbers import is_date_format, is_timedelta_format
 
@@ -37,7 +38,7 @@ from celltrace.addin.merges import (
 )
 from celltrace.shared import backend
 from celltrace.shared.a1 import parse_range, range_ref, split_sheet_ref
-from celltrace.shared.backend import Grid, json_value, parse_ref
+from celltrace.shared.backend import Grid, indented, json_value, parse_ref
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.numfmt import format_value, from_serial
@@ -48,6 +49,7 @@ TEXT_BUDGET = 200
 _EPOCH = dt.datetime(1899, 12, 30)
 _EXACT_INT = 1e15
 _HASHES = re.compile(r"^#+$")
+T = TypeVar("T")
 
 
 @dataclass
@@ -237,6 +239,7 @@ class XlwingsSheet:
             if rows:
                 numeric[left + j] = rows
         formats = _number_formats(self.probes, numeric, scan.number_formats)
+        levels = self._indent_levels(bounds, raw)
         self._use_text = sum(map(len, numeric.values())) <= self.text_budget
         text: list[list[str]] = []
         values: list[list[object]] = []
@@ -245,11 +248,25 @@ class XlwingsSheet:
             for j, v in enumerate(row):
                 cell = (top + i, left + j)
                 shown, value = self._cell(cell, v, formats.get(cell))
+                if isinstance(v, str):
+                    shown = indented(shown, levels.get(cell))
                 t_row.append(shown)
                 v_row.append(value)
             text.append(t_row)
             values.append(v_row)
         return text, values
+
+    def _indent_levels(self, bounds: Bounds, raw: list[list[Any]]) -> dict[tuple[int, int], int]:
+        """Indent level of every text cell: the whole range at once when uniform (the usual sheet
+        with no indentation: one call), else `_uniform_blocks` over each column's text cells."""
+        top, left = bounds[0], bounds[1]
+        textual = {left + j: [top + i for i, row in enumerate(raw) if isinstance(row[j], str)]
+                   for j in range(len(raw[0]) if raw else 0)}
+        textual = {col: rows for col, rows in textual.items() if rows}
+        whole = self.probes.indent_level(address(bounds)) if textual else 0
+        if whole is not None:
+            return {(r, col): whole for col, rows in textual.items() for r in rows}
+        return _uniform_blocks(self.probes.indent_level, textual)
 
     def cell(self, row: int, col: int) -> tuple[str, object] | None:
         anchor = range_ref(row, col, row, col)
@@ -321,22 +338,27 @@ def _like_openpyxl(v: Any, fmt: str | None) -> Any:
 def _number_formats(
     probes: Probes, numeric: dict[int, list[int]], known: dict[tuple[int, int], str] | None
 ) -> dict[tuple[int, int], str]:
-    """Number format of every numeric cell: from `known` (Value(11)), else divide and conquer.
+    """Number format of every numeric cell: from `known` (Value(11)), else `_uniform_blocks`."""
+    known = known or {}
+    out = {(r, col): known[(r, col)] for col, rows in numeric.items() for r in rows if (r, col) in known}
+    asked = {col: [r for r in rows if (r, col) not in known] for col, rows in numeric.items()}
+    out.update(_uniform_blocks(probes.number_format, {col: rows for col, rows in asked.items() if rows}))
+    return out
 
-    Per column, the block from the first to the last numeric cell is asked at once; a mixed block
-    is split at the gap (non-numeric cells, e.g. a merged area's covered cells) nearest its middle,
-    or in half when it has none, so that cells whose format does not matter are left out early.
-    """
-    out: dict[tuple[int, int], str] = {}
-    for col, all_rows in numeric.items():
-        rows = [r for r in all_rows if known is None or (r, col) not in known]
-        out.update(((r, col), known[(r, col)]) for r in all_rows if known is not None and (r, col) in known)
-        stack = [rows] if rows else []
+
+def _uniform_blocks(ask: Callable[[str], T | None], cells: dict[int, list[int]]) -> dict[tuple[int, int], T]:
+    """A property of the listed cells (column → ascending rows), by divide and conquer: per column,
+    the block from the first to the last listed cell is asked at once (`ask` gives None when its
+    cells differ); a mixed block is split at the gap (unlisted cells, e.g. a merged area's covered
+    cells) nearest its middle, or in half when it has none, so unlisted cells are left out early."""
+    out: dict[tuple[int, int], T] = {}
+    for col, rows in cells.items():
+        stack = [rows]
         while stack:
             part = stack.pop()
-            fmt = probes.number_format(address((part[0], col, part[-1], col)))
-            if fmt is not None:
-                out.update(((r, col), fmt) for r in part)
+            found = ask(address((part[0], col, part[-1], col)))
+            if found is not None:
+                out.update(((r, col), found) for r in part)
             elif len(part) > 1:
                 cut = _split_at(part)
                 stack += [part[:cut], part[cut:]]

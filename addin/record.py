@@ -21,7 +21,8 @@ from celltrace.addin.reader import ReadResult, read_range
 from celltrace.shared.a1 import parse_range
 from celltrace.shared.schemas import TablePayload
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: reads ask each text column's indent levels (`indent_level`); older recordings lack them."""
 
 
 def record_dir(explicit: str | Path | None = None) -> Path | None:
@@ -68,6 +69,6 @@ def replay(recording: dict[str, Any] | str | Path) -> ReadResult:
     """Run the reader on a recording's answers; it asks exactly what the recorded run asked."""
     data = recording if isinstance(recording, dict) else json.loads(Path(recording).read_text("utf-8"))
     if data.get("celltrace_recording") != FORMAT_VERSION:
-        raise ValueError("not a celltrace recording (or from a newer celltrace)")
+        raise ValueError("not a celltrace recording (or from another celltrace version)")
     probes = ReplayProbes(data["probes"])
     return read_range(probes, data["sheet"], parse_range(data["requested"]), data["workbook"])

@@ -64,7 +64,8 @@ class SheetReader(Protocol):
         ...
 
     def grid(self, bounds: Bounds) -> Grid:
-        """Displayed text and raw values of every cell in `bounds` (empty: `""` and None)."""
+        """Displayed text and raw values of every cell in `bounds` (empty: `""` and None); a text
+        cell's indent level shows as leading spaces (`indented`)."""
         ...
 
     def cell(self, row: int, col: int) -> tuple[str, object] | None:
@@ -82,6 +83,16 @@ class SheetReader(Protocol):
     def hidden(self, bounds: Bounds) -> tuple[frozenset[int], frozenset[int]]:
         """0-based hidden rows and columns within `bounds`."""
         ...
+
+
+INDENT = "  "
+"""Leading spaces per Excel indent level (Format Cells › Indent) of a text cell's displayed text:
+statements indent line items that way, and the header model reads indentation from leading spaces."""
+
+
+def indented(text: str, level: int | None) -> str:
+    """A text cell's displayed text at indent `level` (every reader shows indentation the same way)."""
+    return INDENT * int(level or 0) + text
 
 
 def parse_ref(ref: str) -> Bounds:

@@ -8,7 +8,7 @@ column are dropped with a warning, so `A:C` or `A1:Z100000` read only what exist
 Values come from a `data_only` load (Excel's cached formula results). Which cells hold formulas is
 found by a streaming scan of the sheet XML (cheaper than a second full load); a formula without a
 cached value is reported in `Table.warnings`. Displayed text is `format_value(value, number_format)`,
-and a text cell's indent level becomes leading spaces (`INDENT`); raw values are kept JSON-ready
+and a text cell's indent level becomes leading spaces (`backend.indented`); raw values are kept JSON-ready
 (datetimes as ISO strings, durations as Excel day counts, error values such as `#N/A` as text). The
 file is read once into memory and never written; its parts are first streamed through the caps of
 `xlsx_limits` (size per part, cells, text length). `title` is always None: a title row stays part of
@@ -32,7 +32,7 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from celltrace.shared.a1 import col_number, split_sheet_ref
-from celltrace.shared.backend import Bounds, Grid, json_value, parse_ref, read_range
+from celltrace.shared.backend import Bounds, Grid, indented, json_value, parse_ref, read_range
 from celltrace.shared.bulk import gc_paused
 from celltrace.shared.errors import UserError, WorkbookError
 from celltrace.shared.numfmt import format_value
@@ -273,11 +273,6 @@ class OpenpyxlSheet:
         return _hidden(self.ws, bounds)
 
 
-INDENT = "  "
-"""Leading spaces per Excel indent level (Format Cells › Indent) of a text cell: statements indent
-line items that way, and the header model reads indentation from leading spaces."""
-
-
 def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
     text: list[list[str]] = []
     values: list[list[Any]] = []
@@ -290,7 +285,7 @@ def _grid(ws: Worksheet, b: Bounds) -> tuple[list[list[str]], list[list[Any]]]:
                 t_row.append("")
                 v_row.append(None)
             elif type(v) is str:  # shown as stored, whatever the format
-                t_row.append(INDENT * int(cell.alignment.indent or 0) + v)
+                t_row.append(indented(v, cell.alignment.indent))
                 v_row.append(v)
             else:
                 t_row.append(format_value(v, cell.number_format))

@@ -6,7 +6,8 @@ Built from an openpyxl workbook (or in memory), it mirrors what Excel answers th
   errors as text with `err_to_str=True`; `options(ndim=2)` always gives rows of lists. Assigning a
   string behaves like typing it: `=…` becomes a formula, `'…` stays text, `12` becomes a number.
 * `Range.api.MergeCells` — True (all cells merged), False (none), None (mixed, COM Null);
-  `merge_area` works on one cell only; `number_format` and `api.Text` are None when mixed;
+  `merge_area` works on one cell only; `number_format`, `api.Text` and `api.IndentLevel` are None
+  when mixed;
   `color` of a mixed range raises like xlwings does on Windows (`int_to_rgb(None)`).
 * `api.Value(11)` (XML Spreadsheet 2003) only when built with `windows=True`.
 * Range addresses longer than 255 characters raise, as Excel's `Range()` does.
@@ -51,6 +52,7 @@ class Cell:
     note: NoteData | None = None
     prefix: bool = False
     error: bool = False
+    indent: int = 0
 
 
 @dataclass(slots=True)
@@ -302,6 +304,7 @@ class FakeBook:
                         color=colour,
                         note=note,
                         error=c.data_type == "e",
+                        indent=int(c.alignment.indent or 0),
                     )
             sheet.extent = (ws.min_row, ws.min_column, ws.max_row, ws.max_column)
             for m in ws.merged_cells.ranges:
@@ -510,6 +513,13 @@ class FakeRangeApi:
     @property
     def MergeCells(self) -> bool | None:
         return self._rng.merge_cells
+
+    @property
+    def IndentLevel(self) -> int | None:
+        rng = self._rng
+        rng.hit("IndentLevel")
+        levels = {(rng.sheet.cells.get((r, c)) or Cell()).indent for r, c in rng.coords()}
+        return levels.pop() if len(levels) == 1 else None
 
     @property
     def Text(self) -> str | None:

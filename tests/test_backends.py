@@ -54,10 +54,12 @@ BACKENDS: dict[str, tuple[Callable[[Path, str], SheetReader], Callable[[Path], B
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    """The sample workbook with a user's green fill on F3."""
+    """The sample workbook with a user's green fill on F3 and `South`, `East` indented one level."""
     wb = openpyxl.load_workbook(SAMPLE)
     green = "FF" + GREEN[1:]
     wb["Report"]["F3"].fill = openpyxl.styles.PatternFill("solid", start_color=green, end_color=green)
+    for ref in ("B5", "B6"):
+        wb["Report"][ref].alignment = openpyxl.styles.Alignment(indent=1)
     path = tmp_path / "segments.xlsx"
     wb.save(path)
     return path
@@ -90,6 +92,8 @@ def test_every_reader_reads_the_same_table(sample: Path, bounds: tuple[int, int,
     if bounds == (2, 1, 10, 9):
         assert first.hidden_rows == {6}  # sheet row 8
         assert first.text[2][0] == "Europe" and first.text[2][2] == "1,250"
+        assert [row[1] for row in first.text[2:5]] == ["North", "  South", "  East"]  # Format › Indent
+        assert first.values[3][1] == "South"
     if bounds == (3, 2, 8, 6):
         assert any("crosses the range border" in w for w in first.warnings)
 

@@ -334,6 +334,21 @@ def test_reader_clips_merges_whose_top_left_is_outside_and_reads_in_blocks(serve
     page.close()
 
 
+def test_reader_reads_indent_levels_as_leading_spaces(server: str, browser: Any) -> None:
+    """Line items indented with Format Cells > Indent nest like space-indented ones (as in file mode);
+    hosts without ExcelApi 1.9 read the text as it is."""
+    page = open_pane(browser, server)
+    page.evaluate("() => { window.__workbook.sheets[0].cells['3,0'].indent = 2; }")
+    table = page.evaluate("celltraceExcel.readTable('Report!A4:C5')")
+    assert [row[0] for row in table["cells"]] == ["    North", "South"]
+    assert table["values"][0][0] == "North"
+    page.evaluate("() => { window.__workbook.apiVersion = '1.8'; }")
+    table = page.evaluate("celltraceExcel.readTable('Report!A4:C5')")
+    assert [row[0] for row in table["cells"]] == ["North", "South"]
+    assert page.errors == []
+    page.close()
+
+
 def test_worksheet_function_answers_from_the_sheet(server: str, browser: Any) -> None:
     page = open_pane(browser, server)
     answer = page.evaluate(

@@ -62,18 +62,27 @@ const celltraceExcel = (() => {
     return out;
   }
 
+  // Leading spaces per indent level (Format Cells > Indent) of a text cell, as in file mode: statements
+  // indent line items that way, and the server reads indentation from leading spaces.
+  const INDENT = "  ";
+
   // Text and values of `range`, in blocks of whole rows of at most `api.blockCells` cells: Excel on
-  // the web caps each request and response at 5 MB.
+  // the web caps each request and response at 5 MB. Indent levels need ExcelApi 1.9.
   async function readGrid(ctx, range) {
     const rowsPerBlock = Math.max(1, Math.floor(api.blockCells / range.columnCount));
+    const indents = Office.context.requirements.isSetSupported("ExcelApi", "1.9");
     const cells = [];
     const values = [];
     for (let start = 0; start < range.rowCount; start += rowsPerBlock) {
       const n = Math.min(rowsPerBlock, range.rowCount - start);
       const block = range.worksheet.getRangeByIndexes(range.rowIndex + start, range.columnIndex, n, range.columnCount);
       block.load("text,values");
+      const props = indents ? block.getCellProperties({ format: { indentLevel: true } }) : null;
       await ctx.sync(); // one block per round trip
-      cells.push(...block.text.map((row) => row.map((t) => String(t))));
+      cells.push(...block.text.map((row, i) => row.map((t, j) => {
+        const level = props && typeof block.values[i][j] === "string" ? props.value[i][j].format.indentLevel : 0;
+        return INDENT.repeat(level || 0) + String(t);
+      })));
       values.push(...block.values.map((row) => row.map((v) => (v === "" ? null : v))));
     }
     return { cells, values };
