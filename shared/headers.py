@@ -144,7 +144,8 @@ class HeaderModel:
         column path (unit rows included), a unit row whose unit is written at the left of its
         group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`, or the
         full-width title lines at the top of the grid when they were selected with the table) unless
-        the cell's labels name what the caption exempts.
+        the cell's labels name what the caption exempts (then the exemption's unit, if any:
+        `CaptionUnit.exempt_unit`).
         """
         rows, cols = self.row_path(node), self.col_path(node)
         for label in [*reversed(rows), *reversed(cols)]:
@@ -158,9 +159,9 @@ class HeaderModel:
         titles = self._title_lines()
         caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
         labels = [n.text for n in [*rows, *cols] if n not in titles]
-        if caption is not None and caption.applies_to(labels):
-            return caption.unit
-        return None
+        if caption is None:
+            return None
+        return caption.unit if caption.applies_to(labels) else caption.exempt_unit
 
     def _title_lines(self) -> list[Node]:
         """The full-width rows that open the header band (title, unit line), top first."""

@@ -116,6 +116,13 @@ class CaptionUnit:
     unit: str
     exempt: tuple[str, ...] = ()
 
+    @property
+    def exempt_unit(self) -> str | None:
+        """The unit of the exempted items: amounts per something (`except per share data`) keep the
+        caption's currency without its scale (`$ millions` → `$`); other exemptions have none."""
+        currency = self.unit.split()[0]
+        return currency if "per" in self.exempt and currency in CURRENCIES.values() else None
+
     def applies_to(self, labels: list[str]) -> bool:
         """False when one of `labels` names the exempted items: it holds every exempted word, in
         any inflection and with other words between (`per share` in `Earnings per common share`)."""

@@ -52,6 +52,14 @@ def test_caption_unit_with_an_except_clause() -> None:
     assert not caption_unit("(in millions, except per-share amounts)").applies_to(["Net income per shares"])
     assert caption.applies_to(["Shares outstanding"])
     assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
+
+
+def test_amounts_per_something_keep_the_captions_currency_without_its_scale() -> None:
+    per_share = caption_unit("($ in millions, except per share amounts)")
+    assert per_share is not None and (per_share.unit, per_share.exempt_unit) == ("$ millions", "$")
+    assert caption_unit("(in millions, except per share data)").exempt_unit is None  # type: ignore[union-attr]
+    headcount = caption_unit("(dollars in thousands, except number of employees)")
+    assert headcount is not None and headcount.exempt_unit is None
     assert caption_unit("percentage distribution of workers by sector") is None
 
 
