@@ -125,6 +125,23 @@ def test_argmax_and_argmin_return_labels_skipping_totals() -> None:
     assert plan.answer == ["alberta"]
 
 
+def test_which_noun_ranks_the_members_of_the_section_it_names() -> None:
+    """`which sex …` ranks the members under `sex`, though `more` also names `more severe`."""
+    table = Table(
+        text=[
+            ["", "one aid", "three or more aids"],
+            ["sex", "", ""],
+            ["men", "40.1", "12.5"],
+            ["women", "38.0", "15.2"],
+            ["severity", "", ""],
+            ["milder", "45.3", "6.1"],
+            ["more severe", "30.2", "24.8"],
+        ],
+    )
+    plan, _ = run(table, "which sex were more likely to require three or more aids?")
+    assert (plan.operation, plan.answer) == ("argmax", ["women"])
+
+
 def test_pair_comparison_a_or_b() -> None:
     plan, _ = run(SURVEY, "were there more women in quebec or alberta?")
     assert plan.operation == "pair_max" and plan.answer == ["quebec"]

@@ -56,6 +56,17 @@ def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool
     return noun in above
 
 
+def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
+    """`which age group …` on rows sectioned by `age`, `education`, …: the members under a parent
+    label holding the asked noun (all lines when none or every one is)."""
+    asked = ops.asked_category(g.qnorm)
+    noun = tokens(asked)[:1] if asked else []
+    if not noun:
+        return lines
+    inside = [ln for ln in lines if any(noun[0] in label_tokens(n.text) for n in ln.path[:-1])]
+    return inside if 2 <= len(inside) < len(lines) else lines
+
+
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
     members = [ln for ln in lines if not is_aggregate(ln)]
     return members or lines
@@ -108,7 +119,7 @@ def _measure_answer(g: Grounder, plan: Plan) -> bool:
 
 
 def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
-    lines = _group(g.rows if axis == "row" else g.cols, None)
+    lines = _in_asked_section(g, _group(g.rows if axis == "row" else g.cols, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     top = scored[0][0]
