@@ -896,6 +896,18 @@ def test_a_quantile_group_is_not_a_direction() -> None:
     assert (plan.operation, plan.answer) == ("sum", ["88.5"])  # either group, not a choice
 
 
+def test_a_threshold_in_a_group_name_is_not_a_direction() -> None:
+    assert ops.direction("what percent reported at least one sexual or physical assault?") is None
+    assert ops.direction("what share had a diploma or equivalent or less?") is None
+    assert ops.direction("how many firms had more than 10 employees?") is None
+    assert ops.direction("which group was more likely to have three or more children?") == "max"
+    assert ops.direction("which age group had the lowest rate among those 65 or older?") == "min"
+    table = Table(text=[["", "percent"], ["sexual assault", "2.1"], ["physical assault", "6.4"],
+                        ["at least one assault", "7.8"]])
+    plan, _ = run(table, "what was the percentage who experienced at least one sexual or physical assault?")
+    assert not plan.operation.startswith("pair")
+
+
 def test_two_items_named_before_which_are_a_choice() -> None:
     table = Table(text=[["age group", "prevalence of exposure"], ["12 to 17", "20.1"], ["18 to 34", "25.0"],
                         ["35 to 44", "15.2"], ["45 or older", "10.3"]])

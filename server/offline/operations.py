@@ -126,12 +126,23 @@ QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|pe
 """`the top 1%`, `the bottom 90 percent`: a group of a distribution, not a direction."""
 
 
+THRESHOLD = re.compile(
+    r"\bat\s+(?:least|most)\b|\b(?:or|and)\s+(?:more|less|fewer|older|younger|greater|higher|lower)\b"
+    r"|\bno\s+(?:more|less|fewer|later|earlier)\s+than\b"
+    r"|\b(?:more|less|fewer|greater|longer|shorter|older|younger)\s+than\s+(?:\$?\d|a\b|an\b|one\b|two\b"
+    r"|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|half\b)"
+)
+"""A threshold inside a group's name (`at least one`, `65 or older`, `more than 10 employees`), not
+a direction of comparison."""
+
+
 def direction(question: str) -> Literal["max", "min"] | None:
     """`max` for more/higher/… wording, `min` for less/lower/…, None without either (first wins);
-    `the largest decrease` is a `min` (the most negative change); `top 1%` names a group."""
+    `the largest decrease` is a `min` (the most negative change); `top 1%` and thresholds
+    (`at least one`, `three or more`) name a group."""
     if LARGEST_DECREASE.search(question.lower()):
         return "min"
-    for w in words(QUANTILE_GROUP.sub(" ", question.lower())):
+    for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower()))):
         if w in MORE_WORDS:
             return "max"
         if w in LESS_WORDS:
