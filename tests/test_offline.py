@@ -291,6 +291,16 @@ def test_how_many_percentage_points_asks_for_the_percent_column() -> None:
     assert plan.answer == ["80"]
 
 
+def test_per_cent_and_fraction_ask_for_the_percent_column() -> None:
+    for q in ("how many per cent of women lived in quebec?", "what fraction of women lived in quebec?"):
+        plan, _ = run(SURVEY, q)
+        assert plan.answer == ["24.0"], q
+    table = Table(text=[["", "men", "women"], ["", "per cent", "per cent"], ["quebec", "30.2", "24.0"]],
+                  merges=[])
+    plan, _ = run(table, "what percentage of women lived in quebec?")
+    assert plan.answer == ["24.0"]
+
+
 def test_label_completeness_counts_only_what_it_adds_to_its_parents() -> None:
     t = Table(
         text=[

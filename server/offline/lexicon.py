@@ -18,8 +18,10 @@ from importlib import resources
 from celltrace.server.infra.retrieval import STOPWORDS, tokens
 from celltrace.shared.graph import normalise_text
 
-UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "count": "number"}
-"""General quantity words folded together (`percentage`/`proportion`/`%` ~ `percent`)."""
+UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "fraction": "percent",
+              "count": "number"}
+"""General quantity words folded together (`percentage`/`proportion`/`fraction`/`%`/`per cent` ~
+`percent`)."""
 
 
 NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
@@ -50,6 +52,7 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`);
     ordinals read as numbers (`2nd`, `second` → `2`)."""
     t = re.sub(r"(\d)\s*%", r"\1", normalise_text(text)).replace("%", " percent ")
+    t = re.sub(r"\bper\s+cent\b", "percent", t)
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
     out = []
