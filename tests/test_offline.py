@@ -142,6 +142,19 @@ def test_which_noun_ranks_the_members_of_the_section_it_names() -> None:
     assert (plan.operation, plan.answer) == ("argmax", ["women"])
 
 
+def test_a_unit_row_written_once_is_not_the_ranked_member() -> None:
+    """`rate` heads every province column: the provinces are what `which province` ranks."""
+    table = Table(text=[["year", "n.l", "p.e.i", "n.s", "que"], ["", "rate", "", "", ""],
+                        ["2015", "1.0", "0.5", "2.0", "1.2"], ["2016", "1.3", "0.2", "1.1", "1.6"]])
+    plan, _ = run(table, "which province was lowest in 2016?")
+    assert (plan.operation, plan.answer) == ("argmin", ["p.e.i"])
+
+
+def test_the_first_years_are_a_period_not_a_ranking() -> None:
+    assert ops.top_k("what percent separated during the first 3 years after release?") is None
+    assert ops.top_k("list the first 3 provinces by population") == 3
+
+
 def test_pair_comparison_a_or_b() -> None:
     plan, _ = run(SURVEY, "were there more women in quebec or alberta?")
     assert plan.operation == "pair_max" and plan.answer == ["quebec"]

@@ -283,10 +283,10 @@ NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7
                 "ten": 10}
 TOP_K = re.compile(
     r"\b(?:top|first|(?:which|what)(?: \w+)?)\s*(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
-    r"(?!\s*(?:%|percent|per\s*cent))"
+    r"(?!\s*(?:%|percent|per\s*cent|(?:years?|months?|weeks?|days?|hours?|quarters?|seasons?|times?)\b))"
 )
 """`list the top 3 …`, `top4 …`, `which two classes …`: the question asks for several ranked members
-(`the top 10 percent` is a population share, not a ranking)."""
+(`the top 10 percent` is a population share, `the first 3 years` a period, not a ranking)."""
 
 
 def top_k(question: str) -> int | None:

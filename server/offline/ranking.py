@@ -76,16 +76,19 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     """The members a ranking compares, each with the best-grounded line under it.
 
     A line's member is its innermost label that is not a qualifier repeated under several groups
-    (`%`, `from`, `to` under each sex → the member is the sex). Aggregate members (total/all) are
-    left out unless nothing else remains.
+    (`%`, `from`, `to` under each sex → the member is the sex) nor one label over every line (a unit
+    row's `rate` written once). Aggregate members (total/all) are left out unless nothing else
+    remains.
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
         for n in ln.path:
             ids.setdefault(normalise_text(n.text), set()).add(n.id)
+    shared = set.intersection(*({n.id for n in ln.path} for ln in lines)) if lines else set()
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
-        node = next((n for n in reversed(ln.path) if len(ids[normalise_text(n.text)]) == 1), ln.label)
+        node = next((n for n in reversed(ln.path)
+                     if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared), ln.label)
         if node is None:
             continue
         cur = best.get(node.id)
