@@ -150,6 +150,15 @@ def test_a_unit_row_written_once_is_not_the_ranked_member() -> None:
     assert (plan.operation, plan.answer) == ("argmin", ["p.e.i"])
 
 
+def test_a_ranking_with_too_few_members_on_one_side_ranks_the_other() -> None:
+    """`the top two … occupations in 1990`: the women's occupations are ranked, not the 2 years."""
+    table = Table(text=[["", "1990", "2016"], ["women", "", ""], ["retail salespersons", "7.2", "5.1"],
+                        ["cashiers", "3.0", "2.9"], ["food and beverage servers", "4.3", "3.3"],
+                        ["estheticians and related occupations", "1.1", "1.5"]])
+    plan, _ = run(table, "what were the top two female occupations in 1990?")
+    assert (plan.operation, plan.answer) == ("top2_max", ["retail salespersons", "food and beverage servers"])
+
+
 def test_the_first_years_are_a_period_not_a_ranking() -> None:
     assert ops.top_k("what percent separated during the first 3 years after release?") is None
     assert ops.top_k("list the first 3 provinces by population") == 3

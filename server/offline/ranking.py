@@ -107,7 +107,10 @@ def solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
     """
     axis, fixed = _pick_side(g)
     plan = _rank(g, axis, fixed, k)
-    if plan is not None and _measure_answer(g, plan):
+    if plan is None:  # too few members on that side (`the top two` of two columns): the other side
+        fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
+        return _rank(g, "col" if axis == "row" else "row", fixed_other, k)
+    if _measure_answer(g, plan):
         fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
         other = _rank(g, "col" if axis == "row" else "row", fixed_other, k)
         if other is not None and not _measure_answer(g, other):
