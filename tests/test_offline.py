@@ -164,6 +164,18 @@ def test_the_first_years_are_a_period_not_a_ranking() -> None:
     assert ops.top_k("list the first 3 provinces by population") == 3
 
 
+def test_an_ordinal_place_picks_that_member_of_the_ranking() -> None:
+    assert ops.ordinal_rank("which city had the third highest index?") == (3, "max")
+    assert ops.ordinal_rank("which cd had the second-smallest rate?") == (2, "min")
+    assert ops.ordinal_rank("what was the 4th leading cause of death?") == (4, "max")
+    assert ops.ordinal_rank("what were the second and third most common causes?") is None
+    assert ops.ordinal_rank("which province had the highest rate in the second quarter?") is None
+    plan, _ = run(SURVEY, "which province had the second largest number of women?")
+    assert (plan.operation, plan.answer) == ("argmax", ["quebec"])
+    plan, _ = run(SURVEY, "which province had the second lowest percent of men?")
+    assert plan.answer == ["quebec"]
+
+
 def test_pair_comparison_a_or_b() -> None:
     plan, _ = run(SURVEY, "were there more women in quebec or alberta?")
     assert plan.operation == "pair_max" and plan.answer == ["quebec"]

@@ -98,7 +98,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     return [m for m in members if not is_aggregate_label(m[0])] or members
 
 
-def solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
+def solve_argmax(g: Grounder, k: int = 1, place: int = 1) -> Plan | None:
     """The label of the top (bottom) ranked member, or of the `k` top-ranked ones (`list the top 3`,
     ranked in the question's direction, `max` when it names none).
 
@@ -106,13 +106,13 @@ def solve_argmax(g: Grounder, k: int = 1) -> Plan | None:
     not what a `which …` question compares: the other axis is ranked instead, at its best line.
     """
     axis, fixed = _pick_side(g)
-    plan = _rank(g, axis, fixed, k)
+    plan = _rank(g, axis, fixed, k, place)
     if plan is None:  # too few members on that side (`the top two` of two columns): the other side
         fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        return _rank(g, "col" if axis == "row" else "row", fixed_other, k)
+        return _rank(g, "col" if axis == "row" else "row", fixed_other, k, place)
     if _measure_answer(g, plan):
         fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k)
+        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k, place)
         if other is not None and not _measure_answer(g, other):
             return other
     return plan
@@ -124,7 +124,7 @@ def _measure_answer(g: Grounder, plan: Plan) -> bool:
     return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
 
 
-def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
+def _rank(g: Grounder, axis: str, fixed: Line, k: int, place: int = 1) -> Plan | None:
     lines = _in_asked_section(g, _group(g.rows if axis == "row" else g.cols, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
@@ -140,9 +140,10 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
         num = ops.parse(node.text)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
-    if len(vals) < 2:
+    if len(vals) < max(2, place):
         return None
-    want = ops.direction(g.q) or "max"
+    nth = ops.ordinal_rank(g.q)
+    want = nth[1] if nth else ops.direction(g.q) or "max"
     if k > 1:
         if len(vals) <= k:
             return None
@@ -151,15 +152,17 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int) -> Plan | None:
                     headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
                     f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
     ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
-    pick = ordered[0]
+    pick = ordered[place - 1]
     _, label, node = pick
     ties = sum(1 for v in vals if v[0] == pick[0])
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
     spread = max(v[0] for v in vals) - min(v[0] for v in vals)
-    gap = abs(pick[0] - ordered[1][0]) / spread if spread else 0.0
+    near = [abs(pick[0] - v[0]) for i, v in enumerate(ordered[: place + 1]) if i != place - 1]
+    gap = min(near) / spread if spread and near else 0.0
     return Plan([label.text.strip()], [label.id],
                 headers_for(g, [fixed]), f"arg{want}", conf,
-                f"{want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]),
+                f"{want if place == 1 else f'place {place} by {want}'} over {len(vals)} {axis}s",
+                col_headers=headers_for(g, [fixed]),
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
