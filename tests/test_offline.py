@@ -159,6 +159,13 @@ def test_a_ranking_with_too_few_members_on_one_side_ranks_the_other() -> None:
     assert (plan.operation, plan.answer) == ("top2_max", ["retail salespersons", "food and beverage servers"])
 
 
+def test_the_size_of_a_ranking_is_not_its_direction() -> None:
+    assert ops.direction("list the top 3 fields of study least likely to be overqualified") == "min"
+    assert ops.direction("which were the top 3 fields?") == "max"
+    assert ops.top_k("list the provinces that reported the lowest three homicide rates") == 3
+    assert ops.top_k("list the 2 largest cities") == 2
+
+
 def test_the_first_years_are_a_period_not_a_ranking() -> None:
     assert ops.top_k("what percent separated during the first 3 years after release?") is None
     assert ops.top_k("list the first 3 provinces by population") == 3

@@ -142,12 +142,11 @@ def direction(question: str) -> Literal["max", "min"] | None:
     (`at least one`, `three or more`) name a group."""
     if LARGEST_DECREASE.search(question.lower()):
         return "min"
-    for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower()))):
-        if w in MORE_WORDS:
-            return "max"
-        if w in LESS_WORDS:
-            return "min"
-    return None
+    found = [w for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower())))
+             if w in MORE_WORDS or w in LESS_WORDS]
+    if found[:1] == ["top"] and len(found) > 1:  # `the top 3 … least likely`: the ranking's size only
+        found = found[1:]
+    return None if not found else "max" if found[0] in MORE_WORDS else "min"
 
 
 COMPARATIVE_THAN = re.compile(
@@ -282,11 +281,13 @@ def asks_ranked_label(question: str) -> bool:
 NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10}
 TOP_K = re.compile(
-    r"\b(?:top|first|(?:which|what)(?: \w+)?)\s*(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"\b(?:top|first|list(?: the)?|highest|lowest|largest|smallest|(?:which|what)(?: \w+)?)\s*"
+    r"(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
     r"(?!\s*(?:%|percent|per\s*cent|(?:years?|months?|weeks?|days?|hours?|quarters?|seasons?|times?)\b))"
 )
-"""`list the top 3 …`, `top4 …`, `which two classes …`: the question asks for several ranked members
-(`the top 10 percent` is a population share, `the first 3 years` a period, not a ranking)."""
+"""`list the top 3 …`, `top4 …`, `which two classes …`, `the lowest three rates`: the question asks
+for several ranked members (`the top 10 percent` is a population share, `the first 3 years` a
+period, not a ranking)."""
 
 
 def top_k(question: str) -> int | None:
