@@ -332,6 +332,13 @@ def test_how_many_percentage_points_asks_for_the_percent_column() -> None:
     assert plan.answer == ["80"]
 
 
+def test_a_whole_label_with_a_function_word_beats_the_label_inside_it() -> None:
+    table = Table(text=[["severity", "not in labour force"], ["mild", "30.1"], ["moderate", "41.0"],
+                        ["severe", "52.3"], ["very severe", "67.7"]])
+    plan, _ = run(table, "what percentage of persons with very severe disabilities were not working?")
+    assert plan.answer == ["67.7"]
+
+
 def test_per_cent_and_fraction_ask_for_the_percent_column() -> None:
     for q in ("how many per cent of women lived in quebec?", "what fraction of women lived in quebec?"):
         plan, _ = run(SURVEY, q)

@@ -262,10 +262,11 @@ class Grounder:
         return sum(self.w.get(q, 1.0) * v for q, v in best.items()) / self.total_w
 
     def verbatim(self, node: Node) -> bool:
-        """The question holds the label's whole text (a phrase of two or more words), not just its
-        words: `net income` names the line `Net income`, not `Other income (expense), net`."""
+        """The question holds the label's whole text (a phrase of two or more words, function words
+        included), not just its words: `net income` names the line `Net income`, not `Other income
+        (expense), net`; `very severe` names `very severe`, not `severe`."""
         text = normalise_text(node.text)
-        return len(label_tokens(text)) >= 2 and bool(
+        return len(text.split()) >= 2 and bool(
             re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm))
 
     def _label_bonus(self, line: Line) -> float:
