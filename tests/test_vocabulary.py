@@ -6,7 +6,7 @@ import pytest
 
 from celltrace.server.offline.lexicon import one_typo, vocabulary
 from celltrace.server.offline.measures import measures
-from celltrace.server.offline.solver import solve
+from celltrace.server.offline.solver import composed, solve
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
@@ -28,6 +28,20 @@ def test_each_derived_measure_divides_its_lines_as_a_percentage(measure: str) ->
     plan = solve(f"What was the {measure} in 2017?", graph, infer_headers(graph), None)
     assert plan.answer == ["25%"]
     assert plan.operation == "measure"
+
+
+def test_a_measures_confidence_is_the_product_of_its_operand_lookups() -> None:
+    """No train question asks a derived measure: its probability comes from its two lookups'."""
+    graph = _statement([("Revenue", "1,000", "900"), ("Gross profit", "426", "380")])
+    headers = infer_headers(graph)
+    plan = solve("What was the gross margin in 2017?", graph, headers, None)
+    assert plan.parts == ["What was Gross profit in 2017?", "What was Revenue in 2017?"]
+    parts = [solve(q, graph, headers, None) for q in plan.parts]
+    assert [p.answer_nodes for p in parts] == [[n] for n in plan.answer_nodes]
+    assert plan.confidence == pytest.approx(parts[0].confidence * parts[1].confidence, abs=1e-4)
+    assert plan.confidence > 0.5
+    plan.answer_nodes.reverse()  # an operand its lookup answers from another cell counts 0
+    assert composed(plan, graph, headers, None) == 0.0
 
 
 def test_a_measure_the_table_already_has_is_looked_up() -> None:

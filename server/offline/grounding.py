@@ -113,6 +113,9 @@ class Plan:
     """Every candidate plan the solver weighed: (operation, answer, calibrated probability)."""
     stats: dict[str, float] = field(default_factory=dict)
     """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
+    parts: list[str] = field(default_factory=list)
+    """A derived measure's operand lookups as questions, one per answer node (`solver` composes the
+    measure's confidence from theirs)."""
 
 
 class Grounder:

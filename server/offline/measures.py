@@ -40,7 +40,8 @@ def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line
 
 
 def solve_measure(g: Grounder) -> Plan | None:
-    """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage."""
+    """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage; its
+    `parts` ask each operand as a lookup (`What was Gross profit in 2019?`)."""
     asked = asked_measure(g)
     if asked is None:
         return None
@@ -55,10 +56,13 @@ def solve_measure(g: Grounder) -> Plan | None:
             top = _line_for(lines, num, taken=bottom)
         if top is None or bottom is None:
             continue
-        plan = compute_plan(g, "percent_of", axis, [top, bottom], g.best(other)[0][1])
+        fixed = g.best(other)[0][1]
+        plan = compute_plan(g, "percent_of", axis, [top, bottom], fixed)
         if plan is None:
             continue
         plan.operation = "measure"
         plan.explanation = f"{measure} = {num} / {den}"
+        where = " ".join(n.text.strip() for n in fixed.path)
+        plan.parts = [f"What was {ln.label.text.strip()} in {where}?" for ln in (top, bottom)]  # type: ignore[union-attr]
         return plan
     return None

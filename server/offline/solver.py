@@ -32,12 +32,22 @@ EXPLICIT = frozenset({"measure", "percent_of"})
 """Operations the question names outright; `SWITCH_MARGIN` never overrules them."""
 
 
-def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None) -> Plan:
+def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None,
+          *, compose: bool = True) -> Plan:
     """Answer `question` from the table structure alone (see the module docstring): the first
     candidate answers unless another is more probable by `SWITCH_MARGIN`, with the calibrated
-    probability that it is right as its confidence."""
+    probability that it is right as its confidence.
+
+    A derived measure (`gross margin`: no train question has one) is right when its definition
+    fits and both operand cells are: its probability is the product of its operand lookups' (asked
+    as `Plan.parts`; an operand the lookup does not answer with the same cell counts 0), taking the
+    definition as fitting. `compose=False` (those lookups themselves) keeps the model's.
+    """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
+    for i, (plan, _) in enumerate(candidates):
+        if compose and plan.parts:
+            probs[i] = composed(plan, graph, headers, retriever)
     best = max(range(len(candidates)), key=lambda i: (probs[i], -i))
     switch = candidates[0][0].operation not in EXPLICIT and bool(candidates[best][0].answer)
     chosen = best if switch and probs[best] > probs[0] + SWITCH_MARGIN else 0
@@ -47,6 +57,15 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     plan.considered = [(p.operation, p.answer, round(q, 4))
                        for (p, _), q in zip(candidates, probs, strict=True)]
     return plan
+
+
+def composed(plan: Plan, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None) -> float:
+    """The product of the operand lookups' probabilities (0 for one answered from another cell)."""
+    p = 1.0
+    for part, node in zip(plan.parts, plan.answer_nodes, strict=True):
+        sub = solve(part, graph, headers, retriever, compose=False)
+        p *= sub.confidence if sub.answer_nodes[:1] == [node] else 0.0
+    return p
 
 
 def candidate_plans(question: str, graph: CellGraph, headers: HeaderModel,
