@@ -35,13 +35,16 @@ def test_a_measures_confidence_is_the_product_of_its_operand_lookups() -> None:
     graph = _statement([("Revenue", "1,000", "900"), ("Gross profit", "426", "380")])
     headers = infer_headers(graph)
     plan = solve("What was the gross margin in 2017?", graph, headers, None)
-    assert plan.parts == ["What was Gross profit in 2017?", "What was Revenue in 2017?"]
+    assert plan.parts == ["What was the Gross profit in 2017?", "What was the Revenue in 2017?"]
     parts = [solve(q, graph, headers, None) for q in plan.parts]
     assert [p.answer_nodes for p in parts] == [[n] for n in plan.answer_nodes]
     assert plan.confidence == pytest.approx(parts[0].confidence * parts[1].confidence, abs=1e-4)
     assert plan.confidence > 0.5
     plan.answer_nodes.reverse()  # an operand its lookup answers from another cell counts 0
     assert composed(plan, graph, headers, None) == 0.0
+    unsure = solve("What was the gross margin?", graph, headers, None)  # which year: as unsure
+    assert unsure.parts == ["What was the Gross profit?", "What was the Revenue?"]
+    assert unsure.confidence < plan.confidence
 
 
 def test_a_measure_the_table_already_has_is_looked_up() -> None:

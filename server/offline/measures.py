@@ -3,6 +3,8 @@ revenue), from the `[measures]` table of `vocabulary.toml`, answered as a percen
 
 from __future__ import annotations
 
+import re
+
 from celltrace.server.offline.arithmetic import compute_plan
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.lexicon import label_tokens, vocabulary
@@ -41,7 +43,8 @@ def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line
 
 def solve_measure(g: Grounder) -> Plan | None:
     """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage; its
-    `parts` ask each operand as a lookup (`What was Gross profit in 2019?`)."""
+    `parts` ask each operand in the question's own words (`What was the gross margin in 2019?` →
+    `What was the Gross profit in 2019?`), so they are as sure of the period as the question is."""
     asked = asked_measure(g)
     if asked is None:
         return None
@@ -62,7 +65,8 @@ def solve_measure(g: Grounder) -> Plan | None:
             continue
         plan.operation = "measure"
         plan.explanation = f"{measure} = {num} / {den}"
-        where = " ".join(n.text.strip() for n in fixed.path)
-        plan.parts = [f"What was {ln.label.text.strip()} in {where}?" for ln in (top, bottom)]  # type: ignore[union-attr]
+        named = re.compile(rf"\b{re.escape(measure)}\b", re.IGNORECASE)
+        if named.search(g.q):
+            plan.parts = [named.sub(ln.label.text.strip(), g.q, count=1) for ln in (top, bottom)]  # type: ignore[union-attr]
         return plan
     return None
