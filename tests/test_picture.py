@@ -30,7 +30,7 @@ OFFLINE = Settings(dense_retrieval=False)
 
 def _table() -> Table:
     rows = [list(r) for r in STATEMENT_ROWS]
-    rows[4][0] = HOSTILE
+    rows[4][0] = "  " + HOSTILE  # indented like the `Cargo` item it replaces
     return Table(text=rows, merges=[(0, 1, 0, 3)], origin=Origin(sheet="P&L <Q4>", address="B2:E7"))
 
 
