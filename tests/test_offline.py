@@ -183,6 +183,23 @@ def test_an_ordinal_place_picks_that_member_of_the_ranking() -> None:
     assert plan.answer == ["quebec"]
 
 
+def test_which_noun_answers_the_rows_name_under_that_column() -> None:
+    """A discography: the chart positions read as labels, `album` holds the rows' names."""
+    table = Table(
+        text=[
+            ["year", "single", "peak chart positions", "", "certifications", "album"],
+            ["", "", "us", "uk", "", ""],
+            ["1995", "one of us", "4", "6", "us gold", "relish"],
+            ["1996", "st. teresa", "-", "33", "none", ""],
+            ["", "right hand man", "-", "-", "none", ""],
+        ],
+        merges=[(0, 0, 1, 0), (0, 1, 1, 1), (0, 2, 0, 3), (0, 4, 1, 4), (0, 5, 1, 5), (2, 5, 4, 5),
+                (3, 0, 4, 0)],
+    )
+    plan, _ = run(table, 'in 1995, which album included the single "one of us"?')
+    assert (plan.operation, plan.answer) == ("lookup_label", ["relish"])
+
+
 def test_pair_comparison_a_or_b() -> None:
     plan, _ = run(SURVEY, "were there more women in quebec or alberta?")
     assert plan.operation == "pair_max" and plan.answer == ["quebec"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     YEAR,
@@ -65,14 +66,21 @@ def wants_label(qnorm: str) -> bool:
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
     """For which/who questions: the label of `line` that the question asks for.
 
-    The left-band column (or top-band row) whose corner/outer header the question mentions; else the
-    outermost unmentioned label when the question names the others (`which club … in 2012-13`), the
-    innermost when it names none; None when every label is mentioned (it then asks for a value).
+    A name cell of the row under a column the asked noun names (`which league …` → the row's
+    `premier league` under `league`); the left-band column (or top-band row) whose corner/outer
+    header the question mentions; else the outermost unmentioned label when the question names the
+    others (`which club … in 2012-13`), the innermost when it names none; None when every label is
+    mentioned (it then asks for a value).
     """
     path = line.path
     if not path:
         return None
     if axis == "row":
+        asked = ops.asked_category(g.qnorm)
+        noun = tokens(asked)[:1] if asked else []
+        for note in line.notes:  # `which league …`: the row's name under a `league` column
+            if noun and noun[0] in {t for c in g.h.col_path(note) for t in label_tokens(c.text)}:
+                return note
         best, best_m = None, 0.0
         for n in path:
             corner = g.h.col_path(n)
