@@ -49,10 +49,10 @@ def _same_words() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=65536)
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
-    """(raw word, canonical stem) pairs; `%` reads as `percent` unless it follows a number (`95% ci`);
-    ordinals read as numbers (`2nd`, `second` → `2`)."""
-    t = re.sub(r"(\d)\s*%", r"\1", normalise_text(text)).replace("%", " percent ")
-    t = re.sub(r"\bper\s+cent\b", "percent", t)
+    """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
+    number (`95% ci`); ordinals read as numbers (`2nd`, `second` → `2`)."""
+    t = re.sub(r"\bper\s+cent\b", "%", normalise_text(text))
+    t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
     out = []

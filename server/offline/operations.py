@@ -299,11 +299,12 @@ def top_k(question: str) -> int | None:
     return k if 2 <= k <= 10 else None
 
 
-_ORDINAL = (r"(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
-            r"|2nd|3rd|4th|5th|6th|7th|8th|9th|10th)")
+_ORDINALS = "second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|2nd|3rd|4th|5th|6th|7th|8th|9th|10th"
 ORDINAL_RANK = re.compile(
-    rf"\b{_ORDINAL}[\s-]+(most|largest|highest|greatest|biggest|leading|lowest|smallest|least|fewest)\b")
+    rf"\b({_ORDINALS})[\s-]+(most|largest|highest|greatest|biggest|leading|lowest|smallest|least|fewest)\b")
 """`the second largest`, `third-lowest`, `fourth leading`: one member at that place of the ranking."""
+_ORDINAL_LIST = re.compile(rf"\b(?:first|{_ORDINALS})\s*(?:,|and|or)\s*(?:{_ORDINALS})\b")
+"""`the second and third most …`: several places at once."""
 _ORDINAL_PLACE = {w: i for i, w in enumerate(
     ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=2)}
 
@@ -313,7 +314,7 @@ def ordinal_rank(question: str) -> tuple[int, Literal["max", "min"]] | None:
     the question asks two places (`the second and third most …`)."""
     q = question.lower()
     found = ORDINAL_RANK.findall(q)
-    if len(found) != 1 or re.search(rf"\b(?:first|{_ORDINAL[1:-1]})\s*(?:,|and|or)\s*{_ORDINAL}\b", q):
+    if len(found) != 1 or _ORDINAL_LIST.search(q):
         return None
     word, superlative = found[0]
     place = _ORDINAL_PLACE.get(word) or int(re.sub(r"\D", "", word))
