@@ -343,10 +343,10 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     """Per data-band row, the parent labels of its innermost row label, outermost first.
 
     A stack of (indent, label, is_section): a section label replaces labels at its indentation or
-    deeper; a plain label pops only plain labels at its indentation or deeper (an unindented table's
-    section therefore scopes every row up to the next section row), and a section whose rows were
-    indented under it (`Current assets:`, then indented items) once it is back at the section's
-    own indentation (`Total assets`).
+    deeper; a plain label pops the plain labels at its indentation or deeper (an unindented table's
+    section therefore scopes every row up to the next section row) and, at a section's own
+    indentation, a section whose rows were indented under it (`Current assets:`, its indented
+    items, then `Total assets` back at the left is not one of them).
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
