@@ -380,6 +380,15 @@ def test_label_completeness_counts_only_what_it_adds_to_its_parents() -> None:
     assert plan.answer == ["15"]
 
 
+def test_a_suppressed_cell_is_never_an_answer_item_or_a_ranked_member() -> None:
+    table = Table(text=[["", "2016", "2015"], ["rate", "..", "0.37"], ["percent", "20.3", "21.9"]])
+    plan, _ = run(table, "what were the homicide rates in 2016 and 2015 respectively?")
+    assert plan.answer == ["20.3", "21.9"]  # the next line on which both years have a value
+    table = Table(text=[["", "share"], ["$", "40.1"], ["men", "31.2"], ["women", "28.7"]])
+    plan, _ = run(table, "which group had the highest share?")
+    assert plan.answer == ["men"]
+
+
 def test_respectively_items_at_an_outer_header_level_in_question_order() -> None:
     plan, g = run(SURVEY, "what percent of women and men lived in alberta, respectively?")
     assert (plan.operation, plan.answer) == ("lookup_each", ["21.0", "20.1"])

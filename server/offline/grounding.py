@@ -28,6 +28,7 @@ from celltrace.server.offline.lexicon import (
 )
 from celltrace.server.offline.lines import (
     Line,
+    has_value,
     is_aggregate_label,
     under_aggregate,
     value_cell,
@@ -361,7 +362,7 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         for _, r in rows:
             for _, c in cols:
                 node = value_cell(g.graph, r, c)
-                if g.h.is_data(node) and re.search(r"\w", node.text):
+                if g.h.is_data(node) and has_value(node):
                     out.append((g.pair_score(r, c), r, c))
         asks = _ASKS.search(g.qnorm) is not None and not ops.asks_label(g.qnorm)
         bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
@@ -30,6 +31,11 @@ class Line:
 
 def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
     return graph.node_at(row.index, col.index)
+
+
+def has_value(node: Node) -> bool:
+    """The cell shows a figure or a name, not a suppression or nil mark (`..`, `-`, `…`)."""
+    return bool(re.search(r"\w", node.text))
 
 
 def is_aggregate(line: Line) -> bool:

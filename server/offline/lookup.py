@@ -16,7 +16,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import Line, value_cell
+from celltrace.server.offline.lines import Line, has_value, value_cell
 from celltrace.shared.graph import Node, normalise_text
 
 
@@ -72,7 +72,7 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
     others (`which club … in 2012-13`), the innermost when it names none; None when every label is
     mentioned (it then asks for a value).
     """
-    path = line.path
+    path = [n for n in line.path if has_value(n)]
     if not path:
         return None
     if axis == "row":
@@ -108,11 +108,16 @@ def _time_answer(g: Grounder, row: Line) -> Node | None:
     return None
 
 
+FIXED_TRIES = 3
+"""Best-grounded lines of the other axis tried, in order, until every listed item has a value."""
+
+
 def solve_respectively(g: Grounder) -> Plan | None:
     """`… A and B respectively`: one lookup per listed item, in question order.
 
     The items are the largest set of fully mentioned sibling headers on one axis (`listed_items`);
-    the other axis contributes its best-grounded line.
+    the other axis contributes its best-grounded line on which every item has a value (a
+    suppressed `..` is never an answer).
     """
     options = [(axis, listed_items(g, lines), other)
                for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols))]
@@ -120,10 +125,12 @@ def solve_respectively(g: Grounder) -> Plan | None:
     if len(items) < 2:
         return None
     chosen = [ln for _, ln in items]
-    fixed = g.best(other)[0][1]
-    nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
-             for ln in chosen]
-    if not all(g.h.is_data(n) for n in nodes):
+    for _, fixed in g.best(other)[:FIXED_TRIES]:
+        nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+                 for ln in chosen]
+        if all(g.h.is_data(n) and has_value(n) for n in nodes):
+            break
+    else:
         return None
     conf = round(min(0.9, 0.4 + 0.6 * g.coverage(*chosen, fixed)), 3)
     return Plan([n.text.strip() for n in nodes], [n.id for n in nodes],

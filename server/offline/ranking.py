@@ -9,7 +9,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
+from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 
@@ -77,8 +77,8 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 
     A line's member is its innermost label that is not a qualifier repeated under several groups
     (`%`, `from`, `to` under each sex → the member is the sex) nor one label over every line (a unit
-    row's `rate` written once). Aggregate members (total/all) are left out unless nothing else
-    remains.
+    row's `rate` written once); a label with no word (`$`, `..`) is no member. Aggregate members
+    (total/all) are left out unless nothing else remains.
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
@@ -94,7 +94,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         cur = best.get(node.id)
         if cur is None or g.line_score(ln) > g.line_score(cur[1]):
             best[node.id] = (node, ln)
-    members = list(best.values())
+    members = [m for m in best.values() if has_value(m[0])]
     return [m for m in members if not is_aggregate_label(m[0])] or members
 
 
