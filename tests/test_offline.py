@@ -986,6 +986,8 @@ def test_a_threshold_in_a_group_name_is_not_a_direction() -> None:
     assert ops.direction("how many firms had more than 10 employees?") is None
     assert ops.direction("which group was more likely to have three or more children?") == "max"
     assert ops.direction("which age group had the lowest rate among those 65 or older?") == "min"
+    assert not ops.asks_comparison_amount("what percent of males had sex with more than one partner?")
+    assert ops.asks_comparison_amount("how much was the rate of men higher than that of women?")
     table = Table(text=[["", "percent"], ["sexual assault", "2.1"], ["physical assault", "6.4"],
                         ["at least one assault", "7.8"]])
     plan, _ = run(table, "what was the percentage who experienced at least one sexual or physical assault?")

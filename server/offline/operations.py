@@ -159,9 +159,10 @@ AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|how (?:many
 
 def asks_comparison_amount(question: str) -> bool:
     """An amount asked by comparing two operands (`what was the rate of A lower than that of B`,
-    `how many … fewer than the previous year`): their difference, not a choice between them."""
+    `how many … fewer than the previous year`): their difference, not a choice between them (nor a
+    threshold: `more than one partner`)."""
     q = re.sub(r"\([^)]*\)", " ", question.lower()).strip()  # a parenthesis quotes a label
-    return (bool(AMOUNT_OPENING.match(q)) and bool(COMPARATIVE_THAN.search(q))
+    return (bool(AMOUNT_OPENING.match(q)) and bool(COMPARATIVE_THAN.search(THRESHOLD.sub(" ", q)))
             and not asks_ranked_label(q) and " or " not in q)
 
 
