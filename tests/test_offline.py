@@ -159,6 +159,12 @@ def test_a_ranking_with_too_few_members_on_one_side_ranks_the_other() -> None:
     assert (plan.operation, plan.answer) == ("top2_max", ["retail salespersons", "food and beverage servers"])
 
 
+def test_a_comma_after_a_word_ends_it() -> None:
+    assert ops.words("which total was lower,2013 or 2010? 1,234.5") == [
+        "which", "total", "was", "lower", "2013", "or", "2010", "1,234.5"]
+    assert ops.direction("which year's total number of volunteers was lower,2013 or 2010?") == "min"
+
+
 def test_the_size_of_a_ranking_is_not_its_direction() -> None:
     assert ops.direction("list the top 3 fields of study least likely to be overqualified") == "min"
     assert ops.direction("which were the top 3 fields?") == "max"

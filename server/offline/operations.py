@@ -107,7 +107,8 @@ def is_measure_label(text: str) -> bool:
 
 
 def words(question: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", question.lower())
+    """Lower-case words and numbers (`1,234`, `3.5`); a comma after a word ends it (`lower,2013`)."""
+    return re.findall(r"[a-z0-9]*[a-z][a-z0-9]*|[0-9]+(?:[.,][0-9]+)*", question.lower())
 
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
