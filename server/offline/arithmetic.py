@@ -9,7 +9,6 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
-    YEAR,
     Grounder,
     Plan,
     headers_for,
@@ -100,7 +99,7 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
     or every period the table shows when the question names none (`average revenue` on a statement
     of three years). `average income` over groups is a statistic to read, not to compute."""
-    return _period(g.q) or (not YEAR.search(g.qnorm) and bool(members) and all(
+    return _period(g.q) or (not g.q_years and bool(members) and all(
         ln.label is not None and is_year_text(ln.label.text) for ln in members))
 
 

@@ -126,7 +126,7 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
     path_words = {t for n in r0.path + c0.path + r0.notes for t in label_tokens(n.text)}
     unexplained = [st for _, st in g.qwords if st not in path_words and not any(
         st in g.matched(n) for n in r0.path + c0.path + r0.notes)]
-    q_years = set(YEAR.findall(g.qnorm))
+    q_years = g.q_years
     path_text = normalise_text(" ".join(n.text for n in r0.path + c0.path + r0.notes))
     path_years = set(YEAR.findall(path_text))
     text0 = normalise_text(value_cell(g.graph, r0, c0).text)

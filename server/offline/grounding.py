@@ -153,6 +153,8 @@ class Grounder:
         self.soft = self._soft_matches(list(headers.values()))
         q = self.qnorm
         self.q_years = frozenset(YEAR.findall(q))
+        asked = ops.asked_category(q)  # the answer's category: `which age group` → `age`
+        self.asked_noun: str | None = next(iter(tokens(asked)), None) if asked else None
         self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None

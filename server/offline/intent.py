@@ -48,7 +48,7 @@ def candidates(g: Grounder) -> list[Plan]:
     nth = ops.ordinal_rank(question)
     if k is not None or (ops.asks_ranked_label(question) and (nth or ops.direction(question)) is not None
                          and not ops.amount_before_name(question)):
-        found.append(solve_argmax(g, k or 1, nth[0] if nth and k is None else 1))
+        found.append(solve_argmax(g, k or 1, nth if k is None else None))
     label_vocab = _own_labels(g)
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     YEAR,
@@ -76,10 +75,8 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
     if not path:
         return None
     if axis == "row":
-        asked = ops.asked_category(g.qnorm)
-        noun = tokens(asked)[:1] if asked else []
         for note in line.notes:  # `which league …`: the row's name under a `league` column
-            if noun and noun[0] in {t for c in g.h.col_path(note) for t in label_tokens(c.text)}:
+            if g.asked_noun in {t for c in g.h.col_path(note) for t in label_tokens(c.text)}:
                 return note
         best, best_m = None, 0.0
         for n in path:

@@ -311,7 +311,11 @@ _ORDINAL_PLACE = {w: i for i, w in enumerate(
     ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=2)}
 
 
-def ordinal_rank(question: str) -> tuple[int, Literal["max", "min"]] | None:
+Place = tuple[int, Literal["max", "min"]]
+"""A place in a ranking and its direction (`the third largest` → `(3, "max")`)."""
+
+
+def ordinal_rank(question: str) -> Place | None:
     """The place and direction of `the third largest …` (`(3, "max")`); None without one, or when
     the question asks two places (`the second and third most …`)."""
     q = question.lower()

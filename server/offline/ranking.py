@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
 from celltrace.server.offline.lexicon import label_tokens
@@ -34,12 +33,10 @@ def _asked_axis(g: Grounder) -> str | None:
     """`which province …`, `which year …`: the axis whose members that noun names — years for `year`,
     else the axis whose headers above its members (parents, or the column header over row labels)
     hold the noun; None when neither or both do."""
-    asked = ops.asked_category(g.qnorm)
-    noun = tokens(asked) if asked else []
-    if not noun:
+    if g.asked_noun is None:
         return None
     sides = (("row", g.rows), ("col", g.cols))
-    found = [axis for axis, lines in sides if _names_members(g, axis, lines, noun[0])]
+    found = [axis for axis, lines in sides if _names_members(g, axis, lines, g.asked_noun)]
     return found[0] if len(found) == 1 else None
 
 
@@ -59,11 +56,9 @@ def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
     """`which age group …` on rows sectioned by `age`, `education`, …: the members under a parent
     label holding the asked noun (all lines when none or every one is)."""
-    asked = ops.asked_category(g.qnorm)
-    noun = tokens(asked)[:1] if asked else []
-    if not noun:
+    if g.asked_noun is None:
         return lines
-    inside = [ln for ln in lines if any(noun[0] in label_tokens(n.text) for n in ln.path[:-1])]
+    inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
     return inside if 2 <= len(inside) < len(lines) else lines
 
 
@@ -98,7 +93,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     return [m for m in members if not is_aggregate_label(m[0])] or members
 
 
-def solve_argmax(g: Grounder, k: int = 1, place: int = 1) -> Plan | None:
+def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan | None:
     """The label of the top (bottom) ranked member, or of the `k` top-ranked ones (`list the top 3`,
     ranked in the question's direction, `max` when it names none).
 
@@ -106,13 +101,13 @@ def solve_argmax(g: Grounder, k: int = 1, place: int = 1) -> Plan | None:
     not what a `which …` question compares: the other axis is ranked instead, at its best line.
     """
     axis, fixed = _pick_side(g)
-    plan = _rank(g, axis, fixed, k, place)
+    plan = _rank(g, axis, fixed, k, nth)
     if plan is None:  # too few members on that side (`the top two` of two columns): the other side
         fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        return _rank(g, "col" if axis == "row" else "row", fixed_other, k, place)
+        return _rank(g, "col" if axis == "row" else "row", fixed_other, k, nth)
     if _measure_answer(g, plan):
         fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k, place)
+        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k, nth)
         if other is not None and not _measure_answer(g, other):
             return other
     return plan
@@ -124,7 +119,9 @@ def _measure_answer(g: Grounder, plan: Plan) -> bool:
     return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
 
 
-def _rank(g: Grounder, axis: str, fixed: Line, k: int, place: int = 1) -> Plan | None:
+def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = None) -> Plan | None:
+    """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
+    place = nth[0] if nth else 1
     lines = _in_asked_section(g, _group(g.rows if axis == "row" else g.cols, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
@@ -142,7 +139,6 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, place: int = 1) -> Plan |
             vals.append((num.value, label, node))
     if len(vals) < max(2, place):
         return None
-    nth = ops.ordinal_rank(g.q)
     want = nth[1] if nth else ops.direction(g.q) or "max"
     if k > 1:
         if len(vals) <= k:
