@@ -356,24 +356,33 @@ def _closing_total(path: list[Node], above: list[Node], r: int) -> list[Node]:
 
 def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
     """Candidate (row, column) intersections, best first, computed once per question; cells with no
-    value (`..`, `-`) are skipped (statistical suppression marks are never the answer)."""
+    value (`..`, `-`) are skipped (statistical suppression marks are never the answer).
+
+    A cell holding a number the question states as given (`how many touchdowns did he throw for
+    2,794 yards`; not a year or a range) identifies its line and is not the value asked for (a
+    which/who question keeps it: the line's label is the answer), so it ranks last; a percentage
+    question ranks a cell of 100 (`WHOLE`) after the parts.
+    """
     if g.ranked is None:
         rows = g.best(g.rows)[:12]
         cols = g.best(g.cols)[:12]
-        out = []
-        for _, r in rows:
-            for _, c in cols:
-                node = value_cell(g.graph, r, c)
-                if g.h.is_data(node) and has_value(node):
-                    out.append((g.pair_score(r, c), r, c))
         asks = _ASKS.search(g.qnorm) is not None and not ops.asks_label(g.qnorm)
         bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value
         stated = [m for m in _STATED_NUMBER.findall(bare) if asks and not is_year_text(m)]
         given = {n.value for n in map(ops.parse, stated) if n is not None}
         whole = "percent" in g.qtoks
-        out.sort(key=lambda x: (_stated(g, x[1], x[2], given), whole and _is_whole(g, x[1], x[2]), -x[0],
-                                x[1].index, x[2].index))
-        g.ranked = out
+        keyed = []
+        for _, r in rows:
+            for _, c in cols:
+                node = value_cell(g.graph, r, c)
+                if g.h.is_data(node) and has_value(node):
+                    num = ops.parse(node.text)
+                    value = None if num is None else num.value
+                    score = g.pair_score(r, c)
+                    keyed.append(((value in given, whole and value == WHOLE, -score, r.index, c.index),
+                                  (score, r, c)))
+        keyed.sort(key=lambda kc: kc[0])
+        g.ranked = [cell for _, cell in keyed]
     return g.ranked
 
 
@@ -382,18 +391,6 @@ _RANGE = re.compile(r"\d[\d,.]*\s*(?:to|-|–|and)\s*\d[\d,.]*")
 _STATED_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?!\w)")
 
 
-def _is_whole(g: Grounder, row: Line, col: Line) -> bool:
-    """The cell is 100 (percent): the whole itself, which a question asking a percentage rarely wants
-    (hitab_train: of 64 such first answers, 3 were right), so it ranks after the parts."""
-    num = ops.parse(value_cell(g.graph, row, col).text)
-    return num is not None and num.value == 100
-
-
-def _stated(g: Grounder, row: Line, col: Line, given: set[float]) -> bool:
-    """The cell holds a number the question states as given (`how many touchdowns did he throw for
-    2,794 yards`; not a year or a range): it identifies the line and is not the value asked for (a
-    which/who question keeps it: the line's label is the answer), so it ranks last."""
-    if not given:
-        return False
-    num = ops.parse(value_cell(g.graph, row, col).text)
-    return num is not None and num.value in given
+WHOLE = 100
+"""A cell of 100 asked as a percentage is the whole itself, which such a question rarely wants
+(hitab_train: of 64 such first answers, 3 were right), so it ranks after the parts."""
