@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from celltrace.server.offline.lexicon import ORDINALS
 from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numstyle import (
     MAX_DECIMALS,
@@ -307,8 +308,6 @@ ORDINAL_RANK = re.compile(
 """`the second largest`, `third-lowest`, `fourth leading`: one member at that place of the ranking."""
 _ORDINAL_LIST = re.compile(rf"\b(?:first|{_ORDINALS})\s*(?:,|and|or)\s*(?:{_ORDINALS})\b")
 """`the second and third most …`: several places at once."""
-_ORDINAL_PLACE = {w: i for i, w in enumerate(
-    ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=2)}
 
 
 Place = tuple[int, Literal["max", "min"]]
@@ -323,7 +322,7 @@ def ordinal_rank(question: str) -> Place | None:
     if len(found) != 1 or _ORDINAL_LIST.search(q):
         return None
     word, superlative = found[0]
-    place = _ORDINAL_PLACE.get(word) or int(re.sub(r"\D", "", word))
+    place = int(ORDINALS.get(word) or re.sub(r"\D", "", word))
     return place, "min" if superlative in ("lowest", "smallest", "least", "fewest") else "max"
 
 
