@@ -98,18 +98,17 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
     ranked in the question's direction, `max` when it names none).
 
     Members that are mostly measures (`%`, `number`, `from`/`to` of an interval, `coefficient`) are
-    not what a `which …` question compares: the other axis is ranked instead, at its best line.
+    not what a `which …` question compares, nor can a side with too few members be ranked (`the top
+    two` of two year columns): the other axis is ranked instead, at its best line.
     """
     axis, fixed = _pick_side(g)
     plan = _rank(g, axis, fixed, k, nth)
-    if plan is None:  # too few members on that side (`the top two` of two columns): the other side
-        fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        return _rank(g, "col" if axis == "row" else "row", fixed_other, k, nth)
-    if _measure_answer(g, plan):
-        fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
-        other = _rank(g, "col" if axis == "row" else "row", fixed_other, k, nth)
-        if other is not None and not _measure_answer(g, other):
-            return other
+    if plan is not None and not _measure_answer(g, plan):
+        return plan
+    fixed_other = g.best(g.rows if axis == "row" else g.cols)[0][1]
+    other = _rank(g, "col" if axis == "row" else "row", fixed_other, k, nth)
+    if plan is None or (other is not None and not _measure_answer(g, other)):
+        return other
     return plan
 
 
