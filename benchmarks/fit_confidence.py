@@ -3,11 +3,13 @@
     python benchmarks/fit_confidence.py collect ../shared/data/hitab_train.jsonl train.feats.jsonl
     python benchmarks/fit_confidence.py fit train.feats.jsonl   # writes server/offline/confidence_model.json
     python benchmarks/fit_confidence.py check dev.feats.jsonl   # AUROC / ECE / precision at thresholds
+    python benchmarks/fit_confidence.py pairs train.feats.jsonl ../shared/data/hitab_train.jsonl
 
 `collect` runs the offline solver on every record (gold read only for the label `right`) and writes
 one JSON line of features per question. `fit` trains gradient-boosted trees (scikit-learn, a dev-time
 tool only) with out-of-fold predictions grouped by table, reports OOF AUROC/ECE, and exports the
 trees as JSON that `celltrace.server.offline.confidence.probabilities` evaluates without scikit-learn.
+`pairs` checks how two lookups on one table fail together (what `solver.composed` assumes).
 """
 
 from __future__ import annotations
@@ -123,22 +125,29 @@ def ece_floor(probs: list[float], draws: int = 500) -> float:
     return float(np.median([ece(probs, list(rng.random(len(p)) < p)) for _ in range(draws)]))
 
 
-def fit(path: Path, trees: int, depth: int, rate: float, leaf: int) -> None:
-    import numpy as np
+def _model(trees: int = 500, depth: int = 5, rate: float = 0.02, leaf: int = 30):
     from sklearn.ensemble import GradientBoostingClassifier
+
+    return GradientBoostingClassifier(n_estimators=trees, max_depth=depth, learning_rate=rate,
+                                      subsample=0.8, min_samples_leaf=leaf, random_state=0)
+
+
+def _out_of_fold(rows: list[dict], x, y, **params):
+    """Each candidate's probability from a model fitted on the other tables (5 folds by table)."""
+    import numpy as np
     from sklearn.model_selection import GroupKFold
 
+    oof = np.zeros(len(y))
+    for train, test in GroupKFold(n_splits=5).split(x, y, [r["table"] for r in rows]):
+        oof[test] = _model(**params).fit(x[train], y[train]).predict_proba(x[test])[:, 1]
+    return oof
+
+
+def fit(path: Path, trees: int, depth: int, rate: float, leaf: int) -> None:
     rows, names = _load(path)
     x, y = _matrix(rows, names)
-    groups = [r["table"] for r in rows]
-
-    def model():
-        return GradientBoostingClassifier(n_estimators=trees, max_depth=depth, learning_rate=rate,
-                                          subsample=0.8, min_samples_leaf=leaf, random_state=0)
-
-    oof = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=5).split(x, y, groups):
-        oof[test] = model().fit(x[train], y[train]).predict_proba(x[test])[:, 1]
+    params = {"trees": trees, "depth": depth, "rate": rate, "leaf": leaf}
+    oof = _out_of_fold(rows, x, y, **params)
     report(oof, y, "train out-of-fold, every candidate")
     chosen = _choose(rows, oof)
     first = [i for i, r in enumerate(rows) if r["rank"] == 0]
@@ -148,7 +157,7 @@ def fit(path: Path, trees: int, depth: int, rate: float, leaf: int) -> None:
     for target in (0.90, 0.95):
         t = threshold_for(oof[first], y[first], target)
         print(f"least threshold with out-of-fold precision >= {target}: {t}")
-    _export(model().fit(x, y), names, y, rate, MODEL, path)
+    _export(_model(**params).fit(x, y), names, y, rate, MODEL, path)
 
 
 def threshold_for(p, y, target: float, min_answers: int = 30) -> float | None:
@@ -198,6 +207,47 @@ def check(path: Path) -> None:
     report(p[first], y[first], f"{path.name}, answers (first candidates)")
 
 
+def pairs(path: Path, src: Path) -> None:
+    """Two plain lookups on one table whose gold cells share a line: how often both are right,
+    against the lesser and the product of their out-of-fold probabilities (the estimates a
+    composed answer could take), overall, by the lesser probability and as a logistic fit."""
+    from itertools import combinations
+
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from celltrace.server.evaluation.calibration import ece
+
+    rows, names = _load(path)
+    x, y = _matrix(rows, names)
+    oof = _out_of_fold(rows, x, y)
+    cells = {r["id"]: r["answer_cells"] for r in map(json.loads, src.open())}
+    by_table: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        if r["rank"] == 0 and r["operation"] == "lookup" and r["aggregation"] == "none":
+            by_table.setdefault(r["table"], []).append(i)
+    found = []
+    for members in by_table.values():
+        for i, j in combinations(members, 2):
+            a, b = cells[rows[i]["id"]], cells[rows[j]["id"]]
+            if len(a) == len(b) == 1 and a != b and (a[0][0] == b[0][0] or a[0][1] == b[0][1]):
+                found.append((oof[i], oof[j], y[i] and y[j]))
+    p = np.array(found, dtype=float)
+    low, high, both = p[:, :2].min(axis=1), p[:, :2].max(axis=1), p[:, 2]
+    print(f"{len(p)} pairs: both right {both.mean():.3f}")
+    for name, est in (("lesser", low), ("product", low * high)):
+        print(f"  {name}: mean {est.mean():.3f} brier {np.mean((est - both) ** 2):.4f} "
+              f"ece {ece(list(est), list(both.astype(bool))):.3f}")
+    for lo, hi in ((0, .5), (.5, .7), (.7, .8), (.8, .85), (.85, .9), (.9, 1.01)):
+        m = (low >= lo) & (low < hi)
+        print(f"  lesser in [{lo}, {hi}): n={m.sum()} both right {both[m].mean():.3f} "
+              f"lesser {low[m].mean():.3f} product {(low * high)[m].mean():.3f}")
+    logit = lambda v: np.log(np.clip(v, 1e-4, 1 - 1e-4) / (1 - np.clip(v, 1e-4, 1 - 1e-4)))  # noqa: E731
+    lr = LogisticRegression(C=1e6).fit(np.c_[logit(low), logit(high)], both.astype(int))
+    print(f"  logistic on logits: intercept {lr.intercept_[0]:.3f}, lesser {lr.coef_[0][0]:.3f}, "
+          f"greater {lr.coef_[0][1]:.3f}")
+
+
 def _export(final, names: list[str], y, rate: float, dst: Path, src: Path) -> None:
     import numpy as np
 
@@ -229,11 +279,16 @@ def main() -> None:
     f.add_argument("--leaf", type=int, default=30, help="least questions in a leaf")
     k = sub.add_parser("check")
     k.add_argument("feats", type=Path)
+    pr = sub.add_parser("pairs")
+    pr.add_argument("feats", type=Path)
+    pr.add_argument("src", type=Path, help="the records the features were collected from")
     a = ap.parse_args()
     if a.cmd == "collect":
         collect(a.src, a.dst, a.workers, a.start, a.stop)
     elif a.cmd == "fit":
         fit(a.feats, a.trees, a.depth, a.rate, a.leaf)
+    elif a.cmd == "pairs":
+        pairs(a.feats, a.src)
     else:
         check(a.feats)
 
