@@ -91,6 +91,23 @@ def test_a_year_range_is_a_span() -> None:
     assert (plan.operation, plan.answer) == ("diff", ["134"])
 
 
+def test_a_change_over_two_years_is_as_sure_as_its_less_sure_end() -> None:
+    """Each end of the span is asked as a lookup; the change is as probable as the less sure one
+    (dated columns too). Worded in percent the change may be relative: the model's estimate stays."""
+    graph = CellGraph(BALANCE_SHEET)
+    headers = infer_headers(graph)
+    plan = solve("How much did total assets increase from 2019 to 2020?", graph, headers, None)
+    assert plan.parts == ["How much did total assets in 2020?", "How much did total assets in 2019?"]
+    ends = [solve(q, graph, headers, None) for q in plan.parts]
+    assert [e.answer_nodes for e in ends] == [[n] for n in plan.answer_nodes]
+    assert plan.confidence == pytest.approx(min(e.confidence for e in ends), abs=1e-4)
+    assert plan.confidence > 0.5
+    plan, _ = run(STATEMENT, "How many percentage points did cargo revenue increase from 2016 to 2017?")
+    assert plan.operation == "diff" and plan.parts == []
+    plan, _ = run(STATEMENT, "How much did cargo revenue increase from 2016 to 2017?")
+    assert plan.parts == ["How much did cargo revenue in 2017?", "How much did cargo revenue in 2016?"]
+
+
 def test_sum_of_listed_items() -> None:
     plan, g = run(STATEMENT, "what was the total of passenger and cargo revenue in 2016?")
     assert (plan.operation, plan.answer) == ("sum", ["30,100"])

@@ -34,7 +34,7 @@ CUES = {
     "cue_which": r"^\s*(?:in\s+)?(?:which|who|whom)\b|,\s*which\b",
     "cue_how_many": r"\bhow\s+many\b",
     "cue_how_much": r"\bhow\s+much\b",
-    "cue_percent": r"\bpercent|\bpercentage|\bproportion|%",
+    "cue_percent": ops.PERCENT_WORDING.pattern,
     "cue_than": r"\bthan\b",
     "cue_or": r"\bor\b",
     "cue_and": r"\band\b",

@@ -67,6 +67,8 @@ RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
     "multiple relationship",
 )
+PERCENT_WORDING = re.compile(r"\bpercent|\bpercentage|\bproportion|%")
+"""The question speaks of percentages (in lower case): a change it asks may be relative."""
 PERCENT_OF_PHRASES = ("what percent", "what percentage", "what proportion", "what share", "what fraction")
 SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\baccount(?:s|ed|ing)?\b")
 """`how many percentage points did X account for (of Y)`: a share asked without `what percent`."""
