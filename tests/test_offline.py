@@ -86,6 +86,13 @@ def test_dated_columns_are_named_by_their_year() -> None:
     assert plan.answer == ["-25,000"]
 
 
+def test_a_decrease_over_a_span_is_the_earlier_minus_the_later() -> None:
+    plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease from 2019 to 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["25,000"])
+    plan, _ = run(BALANCE_SHEET, "How much did total assets decline between 2019 and 2020?")
+    assert plan.answer == ["-82,486"]  # they rose: a negative decrease, never a made-up fall
+
+
 def test_a_year_range_is_a_span() -> None:
     plan, _ = run(STATEMENT, "How much did cargo revenue increase over 2016-2017?")
     assert (plan.operation, plan.answer) == ("diff", ["134"])

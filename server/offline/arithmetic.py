@@ -64,7 +64,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         chosen = [ln for _, ln in mentioned]
         if op in ("diff", "ratio", "percent_of", "growth"):
             chosen = chosen[:2]
-            if (op in ("diff", "growth") and _from_to(g.q)) or (op == "diff" and ops.comparison_is_less(g.q)):
+            later_first = op in ("diff", "growth") and _from_to(g.q) and not (
+                op == "diff" and ops.asks_decrease(g.q))  # how much X fell from A to B: A − B
+            if later_first or (op == "diff" and ops.comparison_is_less(g.q)):
                 chosen = chosen[::-1]
             if op == "percent_of":
                 if not any(is_aggregate(ln) for ln in chosen):

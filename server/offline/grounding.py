@@ -115,8 +115,8 @@ class Plan:
     stats: dict[str, float] = field(default_factory=dict)
     """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
     parts: list[str] = field(default_factory=list)
-    """A derived measure's operand lookups as questions, one per answer node (`solver` composes the
-    measure's confidence from theirs)."""
+    """The operand lookups of a derived measure or of a change between two years, as questions, one
+    per answer node (`solver.composed` takes the plan's confidence from theirs)."""
 
 
 class Grounder:

@@ -62,6 +62,7 @@ DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
     "how much lower", "how much larger", "how much smaller", "how much greater", "change", "changed",
     "increase", "increased", "decrease", "decreased", "grew", "gap", "drop", "rise", "rose", "fell",
+    "grow", "decline", "declined",
 )
 RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",

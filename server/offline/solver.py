@@ -38,10 +38,11 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     candidate answers unless another is more probable by `SWITCH_MARGIN`, with the calibrated
     probability that it is right as its confidence.
 
-    A derived measure (`gross margin`: no train question has one) is right when its definition
-    fits and both operand cells are: its probability is `composed` from its operand lookups' (asked
-    as `Plan.parts`), taking the definition as fitting. `compose=False` (those lookups themselves)
-    keeps the model's.
+    A derived measure (`gross margin`: no train question has one) or a change between two years is
+    right when its definition fits and both operand cells are: its probability is `composed` from
+    its operand lookups' (asked as `Plan.parts`), taking the definition as fitting (for a change,
+    only without percent wording: `arithmetic.span_parts`). `compose=False` (those lookups
+    themselves) keeps the model's.
     """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
