@@ -86,6 +86,14 @@ def test_dated_columns_are_named_by_their_year() -> None:
     assert plan.answer == ["-25,000"]
 
 
+def test_other_is_a_word_of_a_label() -> None:
+    """`Other income` is not `Operating income`: `other` is not a function word to skip."""
+    table = Table(text=[["", "2019", "2018"], ["Operating income", "3,883", "3,190"],
+                        ["Other income (expense), net", "(112)", "48"], ["Net income", "2,979", "2,558"]])
+    plan, g = run(table, "What was other income in 2019?")
+    assert plan.answer == ["(112)"] and cells(g, plan.answer_nodes) == [(2, 1)]
+
+
 def test_a_decrease_over_a_span_is_the_earlier_minus_the_later() -> None:
     plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease from 2019 to 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])
