@@ -23,6 +23,7 @@ row-header columns; the rest is the data region. Cues, in order of use:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
@@ -339,6 +340,11 @@ def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
     return out
 
 
+_TOTAL_LINE = re.compile(r"^(?:sub)?totals?\b")
+"""A `Total …` line sums the rows above it, however deep it is indented (statements often indent
+totals further than their items)."""
+
+
 def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> dict[int, list[Node]]:
     """Per data-band row, the parent labels of its innermost row label, outermost first.
 
@@ -346,7 +352,8 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     deeper; a plain label pops the plain labels at its indentation or deeper (an unindented table's
     section therefore scopes every row up to the next section row) and, at a section's own
     indentation, a section whose rows were indented under it (`Current assets:`, its indented
-    items, then `Total assets` back at the left is not one of them).
+    items, then `Total assets` back at the left is not one of them). A `Total …` label is never
+    under a plain label (`_TOTAL_LINE`).
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
@@ -367,7 +374,9 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
             out[r] = [n for _, n, is_section in stack if is_section]
             continue
         ind = indent_of(lab.text)
-        stack = [e for e in stack if e[0] < ind or (e[2] and e[0] == ind and e[1].id not in indented)]
+        closing = _TOTAL_LINE.match(normalise_text(lab.text)) is not None
+        stack = [e for e in stack if (e[0] < ind and (e[2] or not closing))
+                 or (e[2] and e[0] == ind and e[1].id not in indented)]
         indented.update(n.id for i, n, is_section in stack if is_section and i < ind)
         out[r] = [n for _, n, _ in stack]
         stack.append((ind, lab, False))

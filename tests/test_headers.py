@@ -211,3 +211,13 @@ def test_a_section_of_indented_items_ends_at_its_own_indentation() -> None:
     assert texts(h.row_path(g.node_at(3, 1))) == ["Operating revenue", "Passenger"]
     assert texts(h.row_path(g.node_at(5, 1))) == ["Total operating revenue"]
     assert texts(h.row_path(g.node_at(8, 1))) == ["Operating expenses", "Salaries", "Pension"]
+
+
+def test_a_total_indented_deeper_than_its_items_totals_the_section() -> None:
+    """Statements often indent `Total …` further than the items it sums: it is not an item's child."""
+    t = Table(text=[["", "2019", "2018"], ["Operating expenses:", "", ""], ["  Research", "3,120", "2,870"],
+                    ["  Marketing", "2,410", "2,265"], ["    Total operating expenses", "5,530", "5,135"]])
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert texts(h.row_path(g.node_at(4, 1))) == ["Operating expenses:", "Total operating expenses"]
+    assert texts(h.row_path(g.node_at(3, 1))) == ["Operating expenses:", "Marketing"]
