@@ -94,6 +94,19 @@ def test_other_is_a_word_of_a_label() -> None:
     assert plan.answer == ["(112)"] and cells(g, plan.answer_nodes) == [(2, 1)]
 
 
+def test_total_alone_does_not_name_a_sections_total_line() -> None:
+    """`total revenue` is the revenue line, not `Total operating expenses` (whose other words its
+    section already holds)."""
+    table = Table(text=[["", "2019", "2018"], ["Revenue", "24,578", "22,310"],
+                        ["Operating expenses:", "", ""], ["  Research", "3,120", "2,870"],
+                        ["  Marketing", "2,410", "2,265"],
+                        ["  Total operating expenses", "5,530", "5,135"]])
+    plan, g = run(table, "What was total revenue in 2019?")
+    assert plan.answer == ["24,578"] and cells(g, plan.answer_nodes) == [(1, 1)]
+    plan, _ = run(table, "What were total operating expenses in 2018?")
+    assert plan.answer == ["5,135"]
+
+
 def test_a_decrease_over_a_span_is_the_earlier_minus_the_later() -> None:
     plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease from 2019 to 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])

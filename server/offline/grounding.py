@@ -27,6 +27,7 @@ from celltrace.server.offline.lexicon import (
     tok_hits,
 )
 from celltrace.server.offline.lines import (
+    AGGREGATE_LABEL_WORDS,
     Line,
     has_value,
     is_aggregate_label,
@@ -36,6 +37,9 @@ from celltrace.server.offline.lines import (
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import is_number_text, is_year_text
+
+_AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
+"""`total`, `overall`, …: alone they do not say which section's total line is meant."""
 
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
@@ -200,7 +204,9 @@ class Grounder:
         """How completely the question mentions a label, in [0, 1].
 
         Tokens in `known` (those the label shares with its parents) are left out unless nothing
-        else remains: `recent immigrant` under `immigrant` is mentioned only if `recent` is.
+        but an aggregate word remains: `recent immigrant` under `immigrant` is mentioned only if
+        `recent` is; `Total operating expenses` under `Operating expenses` is not mentioned by
+        `total` alone.
         """
         text = normalise_text(node.text)
         if not text:
@@ -213,7 +219,8 @@ class Grounder:
         if dated and dated.group(1) in self.q_years:
             return 1.0
         ltoks = label_tokens(node.text)
-        ltoks = [t for t in ltoks if t not in known] or ltoks
+        own = [t for t in ltoks if t not in known]
+        ltoks = own if own and not set(own) <= _AGGREGATE_STEMS else ltoks
         lex = 0.0
         if ltoks:
             m = self.matched(node)
