@@ -704,6 +704,15 @@ def test_parenthesised_acronym_mentions_the_whole_label() -> None:
     assert acronym("revenue passenger miles (rpms)") == {"rpms", "rpm"} and not acronym("load factor (c)")
 
 
+def test_dotted_initials_name_the_words_they_abbreviate() -> None:
+    table = Table(text=[["", "canada", "n.l", "b.c"], ["2012", "257,905", "751", "36,244"],
+                        ["2013", "259,024", "790", "36,212"]])
+    plan, g = run(table, "how many new arrivals did british columbia admit in 2012?")
+    assert plan.answer == ["36,244"] and cells(g, plan.answer_nodes) == [(1, 3)]
+    plan, _ = run(table, "how many arrivals were there in newfoundland and labrador in 2013?")
+    assert plan.answer == ["790"]
+
+
 def test_amount_asked_before_a_which_clause_is_a_lookup_not_a_ranking() -> None:
     assert ops.amount_before_name("what was the rate of manitoba, which had the highest rate?")
     assert ops.amount_before_name("how many percent of alberta which had the largest decrease?")

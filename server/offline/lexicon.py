@@ -47,11 +47,17 @@ def _same_words() -> dict[str, str]:
             for first in tokens(canon)[:1] for w in words for st in tokens(w)}
 
 
+_DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
+"""`b.c`, `p.e.i`, `u.s`: single letters joined by dots."""
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
-    number (`95% ci`); ordinals read as numbers (`2nd`, `second` → `2`)."""
-    t = re.sub(r"\bper\s+cent\b", "%", normalise_text(text))
+    number (`95% ci`); ordinals read as numbers (`2nd`, `second` → `2`); dotted initials read as
+    one word (`b.c.` → `bc`, the initials of `british columbia`)."""
+    t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
+    t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
