@@ -11,7 +11,7 @@ from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.intent import candidates
-from celltrace.server.offline.lexicon import abbreviates, acronym
+from celltrace.server.offline.lexicon import abbreviates, acronym, content_words, match_words, quantity_words
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import CellGraph
@@ -711,6 +711,8 @@ def test_dotted_initials_name_the_words_they_abbreviate() -> None:
     assert plan.answer == ["36,244"] and cells(g, plan.answer_nodes) == [(1, 3)]
     plan, _ = run(table, "how many arrivals were there in newfoundland and labrador in 2013?")
     assert plan.answer == ["790"]
+    q = "what was the net number of residents?"  # initials, never a contraction: `n.b` is not `number`
+    assert match_words("n.b", quantity_words(q, content_words(q))) == {}
 
 
 def test_amount_asked_before_a_which_clause_is_a_lookup_not_a_ranking() -> None:

@@ -127,6 +127,7 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     pairs = _stem_pairs(label)
     lstems = {st for _, st in pairs}
     lraw = [raw for raw, _ in pairs]
+    initials = {m.replace(".", "") for m in _DOTTED.findall(normalise_text(label))}  # never contractions
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
     for raw, st in qwords:
@@ -136,7 +137,7 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
             out[st] = 0.8
             continue
-        if any(abbreviates(lr, raw) or abbreviates(raw, lr) for lr in lraw):
+        if any((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr) for lr in lraw):
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
