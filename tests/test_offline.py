@@ -715,6 +715,15 @@ def test_dotted_initials_name_the_words_they_abbreviate() -> None:
     assert match_words("n.b", quantity_words(q, content_words(q))) == {}
 
 
+def test_a_pair_option_may_name_an_abbreviated_label() -> None:
+    table = Table(text=[["year", "ont", "b.c", "canada"], ["2015", "1.48", "1.40", "1.60"],
+                        ["2016", "1.46", "1.41", "1.54"]])
+    plan, _ = run(table, "which has the lower fertility rate in 2016, british columbia or total canada?")
+    assert (plan.operation, plan.answer) == ("pair_min", ["b.c"])
+    plan, _ = run(table, "which had a higher rate in 2015, ontario or british columbia?")
+    assert plan.answer == ["ont"]
+
+
 def test_amount_asked_before_a_which_clause_is_a_lookup_not_a_ranking() -> None:
     assert ops.amount_before_name("what was the rate of manitoba, which had the highest rate?")
     assert ops.amount_before_name("how many percent of alberta which had the largest decrease?")

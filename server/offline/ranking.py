@@ -7,7 +7,7 @@ import re
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
@@ -165,10 +165,11 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
                    shared: frozenset[str] = frozenset()) -> tuple[float, Node, Line] | None:
     """The header node (any level of a line's path) best matching an option phrase, and its line.
 
-    Match = Jaccard of the phrase's and the label's content stems, negations kept (`non helmet users`
-    ~ `does not always use a helmet`; exact text = 1); among the lines under the best-matching nodes
-    (a label may repeat under several sections) the best-grounded one supplies the value (e.g.
-    `current smoker > always uses helmet`, `females > percent` rather than its CI columns). Stems in
+    Match = Jaccard of the phrase's and the label's content stems (`_overlap`), negations kept
+    (`non helmet users` ~ `does not always use a helmet`; exact text = 1); among the lines under the
+    best-matching nodes (a label may repeat under several sections) the best-grounded one supplies
+    the value (e.g. `current smoker > always uses helmet`, `females > percent` rather than its CI
+    columns). Stems in
     `shared` (words every option repeats: `peripheral municipalities or central municipalities`) are
     left out when the phrase keeps others, so the options' distinguishing words decide.
     """
@@ -177,13 +178,14 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
         ptoks -= shared
     if not ptoks:
         return None
+    pwords = [(raw, st) for raw, st in content_words(phrase) if st in ptoks]
     found: list[tuple[float, Node, Line]] = []
     for ln in lines:
         for node in ln.path:
             ltoks = set(label_tokens(node.text))
             if not ltoks:
                 continue
-            s = len(ltoks & ptoks) / len(ltoks | ptoks)
+            s = _overlap(node.text, ltoks, ptoks, pwords)
             if normalise_text(node.text) == normalise_text(phrase):
                 s = 1.0
             if s > 0:
@@ -192,6 +194,16 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
         return None
     top = max(s for s, _, _ in found)
     return max((f for f in found if f[0] == top), key=lambda f: (g.line_score(f[2]), -f[2].index))
+
+
+def _overlap(label: str, ltoks: set[str], ptoks: set[str], pwords: list[tuple[str, str]]) -> float:
+    """Jaccard of label and phrase stems; for a label sharing no stem with the phrase, phrase words
+    the label abbreviates (`ont` ~ `ontario`, `b.c` ~ `british columbia`: `lexicon.match_words`,
+    strength 0.8) count their strength, each paired with one of the label's words."""
+    if ltoks & ptoks:
+        return len(ltoks & ptoks) / len(ltoks | ptoks)
+    matched = match_words(label, pwords)
+    return sum(matched.values()) / (len(ltoks) + len(ptoks) - min(len(matched), len(ltoks)))
 
 
 _LIKELIHOOD = re.compile(r"\blikel|\bprevalen|\bproportion|\bpercent|\bshare\b|\brates?\b")
