@@ -542,6 +542,10 @@ def test_growth_rate_vocabulary_and_arithmetic() -> None:
     plan, g = run(STATEMENT, "How many percent did cargo revenue increase from 2016 to 2017?")
     assert (plan.operation, plan.answer) == ("growth", ["12.2%"])
     assert cells(g, plan.answer_nodes) == [(4, 1), (4, 2)]
+    for question in ("What was the percentage change in cargo revenue from 2016 to 2017?",
+                     "What was the % increase in cargo revenue from 2016 to 2017?"):
+        plan, _ = run(STATEMENT, question)
+        assert (plan.operation, plan.answer) == ("growth", ["12.2%"])
 
 
 def test_operation_word_in_the_title_is_not_an_operation() -> None:

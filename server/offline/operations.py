@@ -86,9 +86,11 @@ difference (`A minus B`) is answered with its sign."""
 GROWTH = re.compile(
     r"\b(?:how\s*many|what|by\s+what)\s+percent(?:age)?s?\s+(?:did|does|do|has|have|had|was|were|is)\b"
     r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
+    r"|(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|decline|rise|drop)\b"
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
-A to B` → (B − A) / A, a fraction like the other ratios (`percentage points` is a difference)."""
+A to B`, `the percentage change in X from A to B` → (B − A) / A, a fraction like the other ratios
+(`percentage points` is a difference)."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
