@@ -340,6 +340,15 @@ def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
     return out
 
 
+def _outer_sections(labels: list[Node]) -> set[int]:
+    """Section labels over repeated blocks: where the same section labels recur (`age group`,
+    `sexual orientation` under `currently sexually active`, again under `more than one partner`),
+    a label that does not recur and is followed by one that does heads a block, one level up."""
+    keys = [normalise_text(n.text) for n in labels]
+    recurs = [keys.count(k) > 1 for k in keys]
+    return {n.id for i, n in enumerate(labels) if not recurs[i] and any(recurs[i + 1:])}
+
+
 _TOTAL_LINE = re.compile(r"^(?:sub)?totals?\b")
 """A `Total …` line sums the rows above it, however deep it is indented (statements often indent
 totals further than their items)."""
@@ -353,18 +362,20 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     section therefore scopes every row up to the next section row) and, at a section's own
     indentation, a section whose rows were indented under it (`Current assets:`, its indented
     items, then `Total assets` back at the left is not one of them). A `Total …` label is never
-    under a plain label (`_TOTAL_LINE`).
+    under a plain label (`_TOTAL_LINE`); a section over repeated blocks sits one level further out
+    (`_outer_sections`).
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
     indented: set[int] = set()  # sections whose rows sit deeper than their own label
     label_col = model.header_cols - 1
+    labels = {r: next(graph.node_at(r, c) for c in range(model.header_cols) if not graph.node_at(r, c).empty)
+              for r in sections}
+    outer = _outer_sections([labels[r] for r in sorted(labels)])
     for r in range(model.header_rows, graph.n_rows):
         if r in sections:
-            label = next(
-                graph.node_at(r, c) for c in range(model.header_cols) if not graph.node_at(r, c).empty
-            )
-            ind = indent_of(label.text)
+            label = labels[r]
+            ind = indent_of(label.text) - (label.id in outer)
             stack = [e for e in stack if e[0] < ind]
             out[r] = [n for _, n, _ in stack]
             stack.append((ind, label, True))

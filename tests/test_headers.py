@@ -221,3 +221,15 @@ def test_a_total_indented_deeper_than_its_items_totals_the_section() -> None:
     h = infer_headers(g)
     assert texts(h.row_path(g.node_at(4, 1))) == ["Operating expenses:", "Total operating expenses"]
     assert texts(h.row_path(g.node_at(3, 1))) == ["Operating expenses:", "Marketing"]
+
+
+def test_a_section_over_repeated_blocks_heads_each_block() -> None:
+    """`age group` recurs under `currently sexually active` and `more than one partner`: those two
+    head their blocks, one level up, instead of being replaced by the recurring section."""
+    t = Table(text=[["", "%"], ["currently sexually active", ""], ["age group", ""], ["15 to 17", "20.6"],
+                    ["18 to 19", "52.4"], ["more than one partner", ""], ["age group", ""],
+                    ["15 to 17", "30.1"], ["18 to 19", "35.0"]])
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert texts(h.row_path(g.node_at(3, 1))) == ["currently sexually active", "age group", "15 to 17"]
+    assert texts(h.row_path(g.node_at(7, 1))) == ["more than one partner", "age group", "15 to 17"]
