@@ -24,6 +24,7 @@ row-header columns; the rest is the data region. Cues, in order of use:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
@@ -344,9 +345,26 @@ def _outer_sections(labels: list[Node]) -> set[int]:
     """Section labels over repeated blocks: where the same section labels recur (`age group`,
     `sexual orientation` under `currently sexually active`, again under `more than one partner`),
     a label that does not recur and is followed by one that does heads a block, one level up."""
-    keys = [normalise_text(n.text) for n in labels]
-    recurs = [keys.count(k) > 1 for k in keys]
+    recurs = _recurring(labels)
     return {n.id for i, n in enumerate(labels) if not recurs[i] and any(recurs[i + 1:])}
+
+
+def _block_heads(labels: list[Node]) -> set[int]:
+    """Rows heading repeated blocks: where the same run of row labels (two or more) follows each of
+    several rows whose labels do not recur (`management occupations`, … under `total population`,
+    again under `females` and `males`), those rows head their runs."""
+    recurs = _recurring(labels)
+    starts = [i for i in range(len(labels) - 2) if not recurs[i] and recurs[i + 1] and recurs[i + 2]]
+    if len(starts) < 2:
+        return set()
+    runs = {tuple(normalise_text(n.text) for n in labels[i + 1 : j])
+            for i, j in zip(starts, [*starts[1:], len(labels)], strict=True)}
+    return {labels[i].id for i in starts} if len(runs) == 1 else set()
+
+
+def _recurring(labels: list[Node]) -> list[bool]:
+    counts = Counter(normalise_text(n.text) for n in labels)
+    return [counts[normalise_text(n.text)] > 1 for n in labels]
 
 
 _TOTAL_LINE = re.compile(r"^(?:sub)?totals?\b")
@@ -362,8 +380,8 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     section therefore scopes every row up to the next section row) and, at a section's own
     indentation, a section whose rows were indented under it (`Current assets:`, its indented
     items, then `Total assets` back at the left is not one of them). A `Total …` label is never
-    under a plain label (`_TOTAL_LINE`); a section over repeated blocks sits one level further out
-    (`_outer_sections`).
+    under a plain label (`_TOTAL_LINE`); a section over repeated blocks (`_outer_sections`) and a
+    row heading a repeated run of rows (`_block_heads`) sit one level further out.
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
@@ -372,6 +390,9 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     labels = {r: next(graph.node_at(r, c) for c in range(model.header_cols) if not graph.node_at(r, c).empty)
               for r in sections}
     outer = _outer_sections([labels[r] for r in sorted(labels)])
+    plain = [graph.node_at(r, label_col) for r in range(model.header_rows, graph.n_rows)
+             if r not in sections] if label_col >= 0 else []
+    heads = _block_heads(list({n.id: n for n in plain if not n.empty}.values()))
     for r in range(model.header_rows, graph.n_rows):
         if r in sections:
             label = labels[r]
@@ -383,6 +404,12 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
         lab = graph.node_at(r, label_col) if label_col >= 0 else None
         if lab is None or lab.empty or lab.r0 != r:
             out[r] = [n for _, n, is_section in stack if is_section]
+            continue
+        if lab.id in heads:  # one level further out, like a section over its block
+            ind = indent_of(lab.text) - 1
+            stack = [e for e in stack if e[0] < ind]
+            out[r] = [n for _, n, _ in stack]
+            stack.append((ind, lab, True))
             continue
         ind = indent_of(lab.text)
         closing = _TOTAL_LINE.match(normalise_text(lab.text)) is not None

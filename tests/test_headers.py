@@ -233,3 +233,18 @@ def test_a_section_over_repeated_blocks_heads_each_block() -> None:
     h = infer_headers(g)
     assert texts(h.row_path(g.node_at(3, 1))) == ["currently sexually active", "age group", "15 to 17"]
     assert texts(h.row_path(g.node_at(7, 1))) == ["more than one partner", "age group", "15 to 17"]
+
+
+def test_a_row_over_a_repeated_run_of_rows_heads_it() -> None:
+    """The same occupations follow `total population`, `females` and `males` (rows with values of
+    their own): each of those heads its run; a run that differs heads nothing."""
+    jobs = [["management", "8.0"], ["sales", "25.3"]]
+    t = Table(text=[["occupation", "%"], ["total population", "100.0"], *jobs, ["females", "100.0"], *jobs,
+                    ["males", "100.0"], *jobs])
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert texts(h.row_path(g.node_at(5, 1))) == ["females", "management"]
+    assert texts(h.row_path(g.node_at(4, 1))) == ["females"]
+    assert texts(h.row_path(g.node_at(9, 1))) == ["males", "sales"]
+    uneven = CellGraph(Table(text=t.text[:-1]))
+    assert texts(infer_headers(uneven).row_path(uneven.node_at(5, 1))) == ["management"]
