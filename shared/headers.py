@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import is_number_text
-from celltrace.shared.units import caption_unit, label_unit
+from celltrace.shared.units import caption_unit, label_unit, parse_unit
 
 
 def indent_of(text: str) -> int:
@@ -281,13 +281,15 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
         header_cols = 1 if n_cols > 1 else 0
 
     # section rows: a left-band label whose data cells are all empty (or one label merged across the
-    # whole row), with data rows below it
+    # whole row), or a row of unit labels alone (`percent` over the rows below it, the left band
+    # blank), with data rows below it
     sections: list[int] = []
     for r in range(header_rows, n_rows):
         left = [kinds[r][c] for c in range(header_cols)]
         right = [kinds[r][c] for c in range(header_cols, n_cols)]
         spans = header_cols > 0 and _spans_row(graph, r)
-        if r + 1 < n_rows and (("text" in left and all(k == "empty" for k in right)) or spans):
+        units = header_cols > 0 and "text" not in left and _units_only(graph, r, header_cols)
+        if r + 1 < n_rows and (("text" in left and all(k == "empty" for k in right)) or spans or units):
             sections.append(r)
 
     model = HeaderModel(graph, header_rows, header_cols, frozenset(sections))
@@ -323,6 +325,12 @@ def _spans_row(graph: CellGraph, r: int) -> bool:
     """Row `r` is one label merged from column 0 across the whole table (a section heading)."""
     first = graph.node_at(r, 0)
     return not first.empty and first.c1 == graph.n_cols - 1 and first.r0 == first.r1 == r
+
+
+def _units_only(graph: CellGraph, r: int, first: int) -> bool:
+    """Row `r` holds labels from column `first` on, and every one names a unit (`percent`)."""
+    labels = [n for n in (graph.node_at(r, c) for c in range(first, graph.n_cols)) if not n.empty]
+    return bool(labels) and all(parse_unit(n.text) is not None for n in labels)
 
 
 def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
@@ -387,7 +395,7 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     stack: list[tuple[int, Node, bool]] = []
     indented: set[int] = set()  # sections whose rows sit deeper than their own label
     label_col = model.header_cols - 1
-    labels = {r: next(graph.node_at(r, c) for c in range(model.header_cols) if not graph.node_at(r, c).empty)
+    labels = {r: next(graph.node_at(r, c) for c in range(graph.n_cols) if not graph.node_at(r, c).empty)
               for r in sections}
     outer = _outer_sections([labels[r] for r in sorted(labels)])
     plain = [graph.node_at(r, label_col) for r in range(model.header_rows, graph.n_rows)

@@ -248,3 +248,15 @@ def test_a_row_over_a_repeated_run_of_rows_heads_it() -> None:
     assert texts(h.row_path(g.node_at(9, 1))) == ["males", "sales"]
     uneven = CellGraph(Table(text=t.text[:-1]))
     assert texts(infer_headers(uneven).row_path(uneven.node_at(5, 1))) == ["management"]
+
+
+def test_a_unit_row_inside_the_data_heads_the_rows_below_it() -> None:
+    """Counts, then the same years again as percentages under a `percent` row (left band blank)."""
+    t = Table(text=[["year", "canada", "man"], ["", "number", ""], ["2013", "259,024", "13,103"],
+                    ["2014", "260,411", "16,225"], ["", "percent", ""], ["2013", "100.0", "5.1"],
+                    ["2014", "100.0", "6.2"]])
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert 4 in h.section_rows
+    assert texts(h.row_path(g.node_at(6, 2))) == ["percent", "2014"]
+    assert h.unit_for(g.node_at(6, 2)) == "percent" and h.unit_for(g.node_at(3, 2)) == "number"
