@@ -793,6 +793,11 @@ def test_a_plural_question_listing_items_gets_one_value_per_item() -> None:
     plan, _ = run(SURVEY, "what was the percentage of men in ontario?")
     assert plan.operation == "lookup"
     assert ops.asks_several("How many were in A and B?") and not ops.asks_several("what was A and B?")
+    assert ops.asks_several("What was revenue in 2018 and 2019?")
+    assert ops.asks_several("what was revenue for 2017, 2018 and 2019?")
+    assert not ops.asks_several("in 2016 and 2017, which league did he play for?")  # a name, not amounts
+    plan, _ = run(STATEMENT, "What was cargo revenue in 2016 and 2017?")
+    assert (plan.operation, plan.answer) == ("lookup_each", ["1,100", "1,234"])
 
 
 def test_an_or_inside_an_asked_amount_is_part_of_a_label_not_a_choice() -> None:

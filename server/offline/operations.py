@@ -220,11 +220,16 @@ def asks_decrease(question: str) -> bool:
 SEVERAL = re.compile(r"\b(?:what|how many|how much)\s+(?:were|are)\b.*\band\b|\brespectively\b|\beach of\b")
 """Wording that asks for several values at once: a plural question (`what were the rates of A and
 B`), `respectively`, `each of`."""
+SEVERAL_YEARS = re.compile(
+    r"\b(?:in|for)\s+(?:19|20)\d\d\s*(?:,\s*(?:19|20)\d\d\s*)*,?\s*and\s+(?:19|20)\d\d\b")
+"""An amount asked for several years (`revenue in 2018 and 2019`): one value per year."""
 
 
 def asks_several(question: str) -> bool:
-    """The question asks one value per listed item (plural wording with a list, or `respectively`)."""
-    return bool(SEVERAL.search(question.lower()))
+    """The question asks one value per listed item (plural wording with a list, `respectively`, an
+    amount in several years)."""
+    q = question.lower()
+    return bool(SEVERAL.search(q)) or (bool(SEVERAL_YEARS.search(q)) and not asks_label(q))
 
 
 def asks_label(question: str) -> bool:
