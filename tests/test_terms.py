@@ -89,3 +89,10 @@ def test_a_bare_number_from_any_engine_is_shown_as_its_cell_shows_it() -> None:
     assert terms("83.6", 4, 1) == (["83.6%"], pytest.approx(0.836), "%")
     assert terms("1234", 5, 1) == (["1234"], 1234.0, "millions")  # not the cell's number (-1,234)
     assert terms("about 31000", 1, 1)[0] == ["about 31000"]
+
+
+def test_several_values_read_from_cells_carry_the_unit_they_share() -> None:
+    r = ask("what was passenger revenue in 2016 and 2017?")
+    assert (r.answer, r.value, r.unit) == (["$29,000", "$31,000"], None, "$ millions")
+    r = ask("what were the passenger and cargo revenue in 2017, respectively?")
+    assert r.answer == ["$31,000", "1,234"] and r.unit is None  # `$ millions` and `millions`

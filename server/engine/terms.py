@@ -35,15 +35,23 @@ def in_user_terms(
 ) -> tuple[list[str], float | None, str | None]:
     """The answer text, number and unit (see the module docstring); a bare number that is its one
     source cell's number is written as that cell shows it (`31000` → `$31,000`, `83.6` → `83.6%`)."""
-    if len(final.answer) != 1:
-        return final.answer, None, None
-    text = final.answer[0].strip()
     nodes = [graph.node(i) for i in final.answer_nodes]
     sources = [n for n in nodes if headers.is_data(n)]
+    if len(final.answer) != 1:
+        return final.answer, None, _common_unit(final, headers, sources)
+    text = final.answer[0].strip()
     if final.value is None and len(sources) == 1 and _same_number(text, sources[0].text):
         text = sources[0].text.strip()
     value, unit = _value_and_unit(final, table, text, nodes, sources, headers)
     return [text], value, unit
+
+
+def _common_unit(final: FinalAnswer, headers: HeaderModel, sources: list[Node]) -> str | None:
+    """Several values read from cells (`revenue in 2018 and 2019`): the unit they share, if any."""
+    if final.value is not None or [a.strip() for a in final.answer] != [n.text.strip() for n in sources]:
+        return None
+    units = {unit_of(headers, [n], NumStyle.of(n.text)) for n in sources}
+    return units.pop() if len(units) == 1 else None
 
 
 def _same_number(answer: str, cell: str) -> bool:
