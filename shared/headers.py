@@ -328,9 +328,11 @@ def _spans_row(graph: CellGraph, r: int) -> bool:
 
 
 def _units_only(graph: CellGraph, r: int, first: int) -> bool:
-    """Row `r` holds labels from column `first` on, and every one names a unit (`percent`)."""
-    labels = [n for n in (graph.node_at(r, c) for c in range(first, graph.n_cols)) if not n.empty]
-    return bool(labels) and all(parse_unit(n.text) is not None for n in labels)
+    """Row `r` holds labels from column `first` on, and all name one unit (`percent`): a row naming
+    several (`number`, `percent`) qualifies columns, not the rows below it."""
+    cells = (graph.node_at(r, c) for c in range(first, graph.n_cols))
+    units = {parse_unit(n.text) for n in cells if not n.empty}
+    return len(units) == 1 and None not in units
 
 
 def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:

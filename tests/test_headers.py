@@ -260,3 +260,9 @@ def test_a_unit_row_inside_the_data_heads_the_rows_below_it() -> None:
     assert 4 in h.section_rows
     assert texts(h.row_path(g.node_at(6, 2))) == ["percent", "2014"]
     assert h.unit_for(g.node_at(6, 2)) == "percent" and h.unit_for(g.node_at(3, 2)) == "number"
+
+
+def test_a_row_naming_several_units_is_not_a_section() -> None:
+    t = Table(text=[["year", "men", "women"], ["2013", "259", "261"], ["", "number", "percent"],
+                    ["2014", "260", "262"]])
+    assert 2 not in infer_headers(CellGraph(t)).section_rows

@@ -169,9 +169,9 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
     (`non helmet users` ~ `does not always use a helmet`; exact text = 1); among the lines under the
     best-matching nodes (a label may repeat under several sections) the best-grounded one supplies
     the value (e.g. `current smoker > always uses helmet`, `females > percent` rather than its CI
-    columns). Stems in
-    `shared` (words every option repeats: `peripheral municipalities or central municipalities`) are
-    left out when the phrase keeps others, so the options' distinguishing words decide.
+    columns). Stems in `shared` (words every option repeats: `peripheral municipalities or central
+    municipalities`) are left out when the phrase keeps others, so the options' distinguishing words
+    decide.
     """
     ptoks = set(label_tokens(phrase))
     if ptoks - shared:

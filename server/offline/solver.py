@@ -68,9 +68,9 @@ def composed(plan: Plan, graph: CellGraph, headers: HeaderModel, retriever: Retr
     less sure one predicts (53.1 % right, 52.7 % predicted, ECE 0.038; a logistic fit weighs the
     lesser probability 0.99 and the greater 0.00); the product predicts 41.2 % (ECE 0.121)
     (`benchmarks/fit_confidence.py pairs`)."""
-    probs = [solve(part, graph, headers, retriever, compose=False) for part in plan.parts]
+    subs = [solve(part, graph, headers, retriever, compose=False) for part in plan.parts]
     return min((sub.confidence if sub.answer_nodes[:1] == [node] else 0.0
-                for sub, node in zip(probs, plan.answer_nodes, strict=True)), default=0.0)
+                for sub, node in zip(subs, plan.answer_nodes, strict=True)), default=0.0)
 
 
 def candidate_plans(question: str, graph: CellGraph, headers: HeaderModel,
