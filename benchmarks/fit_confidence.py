@@ -242,7 +242,10 @@ def pairs(path: Path, src: Path) -> None:
         m = (low >= lo) & (low < hi)
         print(f"  lesser in [{lo}, {hi}): n={m.sum()} both right {both[m].mean():.3f} "
               f"lesser {low[m].mean():.3f} product {(low * high)[m].mean():.3f}")
-    logit = lambda v: np.log(np.clip(v, 1e-4, 1 - 1e-4) / (1 - np.clip(v, 1e-4, 1 - 1e-4)))  # noqa: E731
+    def logit(v):
+        v = np.clip(v, 1e-4, 1 - 1e-4)
+        return np.log(v / (1 - v))
+
     lr = LogisticRegression(C=1e6).fit(np.c_[logit(low), logit(high)], both.astype(int))
     print(f"  logistic on logits: intercept {lr.intercept_[0]:.3f}, lesser {lr.coef_[0][0]:.3f}, "
           f"greater {lr.coef_[0][1]:.3f}")

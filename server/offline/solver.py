@@ -64,10 +64,10 @@ def composed(plan: Plan, graph: CellGraph, headers: HeaderModel, retriever: Retr
     """The least of the operand lookups' probabilities (0 for one answered from another cell).
 
     Lookups on one table fail together (the same header reading, the same period): on hitab_train,
-    of 6,177 pairs of lookup questions whose gold cells share a line, both were right as often as the
-    less sure one predicts (53.1 % right, 52.7 % predicted, ECE 0.038; a logistic fit weighs the
-    lesser probability 0.99 and the greater 0.00); the product predicts 41.2 % (ECE 0.121)
-    (`benchmarks/fit_confidence.py pairs`)."""
+    of 6,183 pairs of lookup questions whose gold cells share a line, both were right about as
+    often as the less sure one predicts (55.1 % right, 53.4 % predicted, ECE 0.042; a logistic fit
+    weighs the lesser probability 0.99 and the greater −0.03); the product predicts 41.9 % (ECE
+    0.134) (`benchmarks/fit_confidence.py pairs`)."""
     subs = [solve(part, graph, headers, retriever, compose=False) for part in plan.parts]
     return min((sub.confidence if sub.answer_nodes[:1] == [node] else 0.0
                 for sub, node in zip(subs, plan.answer_nodes, strict=True)), default=0.0)
