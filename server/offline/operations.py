@@ -312,7 +312,7 @@ def top_k(question: str) -> int | None:
     return k if 2 <= k <= 10 else None
 
 
-_ORDINALS = "second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|2nd|3rd|4th|5th|6th|7th|8th|9th|10th"
+_ORDINALS = "|".join([w for w, n in ORDINALS.items() if n != "1"] + ["2nd", "3rd", "[4-9]th", "10th"])
 ORDINAL_RANK = re.compile(
     rf"\b({_ORDINALS})[\s-]+(most|largest|highest|greatest|biggest|leading|lowest|smallest|least|fewest)\b")
 """`the second largest`, `third-lowest`, `fourth leading`: one member at that place of the ranking."""
