@@ -68,7 +68,7 @@ def main(runs: int = 20, repeat: int = 1) -> None:
                 continue
             for zygote in (False, True) if sandbox.ZYGOTE else (False,):
                 sandbox.ZYGOTE = zygote
-                sandbox._close_zygotes()
+                sandbox.close_zygotes()
                 mechanism, first, times = measure(runs, payload)
                 label = f"{wrapper}, {'warm zygote' if zygote else 'fresh process'}"
                 medians.setdefault(label, []).append(statistics.median(times))

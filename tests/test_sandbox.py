@@ -216,11 +216,13 @@ def test_entry_selection_and_errors() -> None:
     assert not unjson.ok and "JSON" in (unjson.error or "")
 
 
-def test_prelude_names_are_injected() -> None:
+def test_prelude_names_are_injected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     result = run_function("def f():\n    return dumps([1])\n", None, [], prelude_module="json")
     assert result.ok and result.value == "[1]", result
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a private temp root: no other run's dirs
     bad = run_function("def f():\n    return 1\n", None, [], prelude_module="no_such_module_xyz")
     assert not bad.ok and "no_such_module_xyz" in (bad.error or "")
+    assert not os.listdir(tmp_path)  # a zygote that could not start leaves no work folder behind
 
 
 def test_still_works_after_attacks_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -233,7 +235,7 @@ def test_still_works_after_attacks_and_cleans_up(tmp_path: Path, monkeypatch: py
     assert result.value == [42, ["scratch.txt"]], result
     homes = [tmp_path / n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]
     assert all(not os.listdir(home) for home in homes)  # the program's work folder is gone (a zygote's
-    sandbox._close_zygotes()  # home stays, empty, while the zygote lives)
+    sandbox.close_zygotes()  # home stays, empty, while the zygote lives)
     assert not [n for n in os.listdir(tmp_path) if n.startswith("celltrace-sbx-")]
     assert "audit-hook" in isolation_info()
 

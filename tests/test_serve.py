@@ -46,10 +46,17 @@ def _rss_bytes(pid: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def server_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's own temporary folder (TMPDIR)."""
+    return tmp_path_factory.mktemp("server-tmp")
+
+
+@pytest.fixture(scope="module")
+def server(server_tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = _free_port()
     env = {
         **os.environ,
+        "TMPDIR": str(server_tmp),
         "CELLTRACE_DENSE_RETRIEVAL": "false",  # start-up in seconds: no embedding model to load
         "CELLTRACE_TOKEN": "",
         "CELLTRACE_MODEL": "",
@@ -110,12 +117,14 @@ def test_300k_cells_rejected_fast_without_memory_growth(server: tuple[subprocess
     assert sum(growth) < len(body) + ONE_OFF_BYTES, f"RSS grew {growth} B on a {len(body):,} B body"
 
 
-def test_sigterm_exits_cleanly(server: tuple[subprocess.Popen[bytes], str]) -> None:
+def test_sigterm_exits_cleanly(server: tuple[subprocess.Popen[bytes], str], server_tmp: Path) -> None:
     proc, _ = server
+    assert [p.name for p in server_tmp.iterdir() if p.name.startswith("celltrace-sbx-")]  # a warm zygote
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == 0
     assert time.monotonic() - started < 5
+    assert not list(server_tmp.iterdir())  # the zygote's work folder went with it
 
 
 def test_non_loopback_host_needs_a_token() -> None:

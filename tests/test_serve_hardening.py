@@ -90,5 +90,9 @@ def test_slow_headers_and_slow_bodies_are_cut() -> None:
         evil = httpx.get(f"http://127.0.0.1:{port}/v1/health", headers={"Host": "evil.example"}, timeout=5)
         assert evil.status_code == 421
     finally:
-        proc.kill()
-        proc.wait()
+        proc.terminate()  # not kill: the server removes its temporary folders on the way out
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -30,9 +30,10 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from celltrace.server.infra.cancel import Cancelled, cancellable
+from celltrace.server.infra.sandbox import close_zygotes
 from celltrace.server.infra.settings import Settings
 from celltrace.shared.api_models import StepEvent
 
@@ -151,7 +152,7 @@ def worker_main(conn: Connection, threads: int, warm: Settings | None) -> None:
             try:
                 conn.send((kind, job, _portable(payload) if kind == "error" else payload))
             except OSError:  # the server is gone
-                os._exit(0)
+                _leave()
             except Exception as exc:  # a step or result that does not pickle
                 if kind == "step":
                     raise  # in the engine's `emit`: the question fails
@@ -174,6 +175,12 @@ def worker_main(conn: Connection, threads: int, warm: Settings | None) -> None:
                 found.set()
         elif kind == "stop":
             break
+    _leave()
+
+
+def _leave() -> NoReturn:
+    """Exit the worker at once (running jobs are abandoned), its warm sandbox zygotes stopped."""
+    close_zygotes()
     os._exit(0)
 
 

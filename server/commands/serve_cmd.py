@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import os
 import signal
@@ -43,7 +44,10 @@ def load_server_settings() -> ServerSettings:
 
 def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
     """After uvicorn's graceful shutdown: exit 0 at once. Engine threads still waiting on an LLM
-    reply were cancelled (their requests got a 503) and must not hold the process until it comes."""
+    reply were cancelled (their requests got a 503) and must not hold the process until it comes.
+    The exit handlers run first (`os._exit` skips them): they stop the sandbox's warm zygotes and
+    remove their work folders and multiprocessing's temporary folder."""
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

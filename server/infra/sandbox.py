@@ -361,21 +361,32 @@ class _Zygote:
 
     def __init__(self, wrapper: str, prelude_module: str | None) -> None:
         self.workdir = tempfile.mkdtemp(prefix="celltrace-sbx-")
-        os.chmod(self.workdir, 0o700)
         self.seq = 0
+        try:
+            os.chmod(self.workdir, 0o700)
+            prefix = _outer_prefix(wrapper, self.workdir, prelude_module)
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        prefix = _outer_prefix(wrapper, self.workdir, prelude_module)
+        self.sock = ours
         try:
             self.proc = subprocess.Popen(
                 [*prefix, sys.executable, "-I", str(CHILD), "--zygote", prelude_module or ""],
                 stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={},
                 cwd=self.workdir, start_new_session=True, close_fds=True)
+        except BaseException:
+            ours.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         finally:
             theirs.close()
-        self.sock = ours
-        if self._receive(time.monotonic() + ZYGOTE_START_S) != {"ready": True}:
+        try:
+            if self._receive(time.monotonic() + ZYGOTE_START_S) != {"ready": True}:
+                raise _ZygoteBroken("the zygote did not start")
+        except BaseException:
             self.close()
-            raise _ZygoteBroken("the zygote did not start")
+            raise
 
     def run(self, payload: bytes, limits: SandboxLimits, start: float) -> Ran:
         self.seq += 1
@@ -457,7 +468,8 @@ def _zygote_run(payload: bytes, limits: SandboxLimits, prelude_module: str | Non
 
 
 @atexit.register
-def _close_zygotes() -> None:
+def close_zygotes() -> None:
+    """Stop the idle warm zygotes and remove their work folders (at exit; call it before `os._exit`)."""
     with _zygotes_lock:
         zygotes = [z for idle in _zygotes.values() for z in idle]
         _zygotes.clear()
