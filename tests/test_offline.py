@@ -151,6 +151,24 @@ def test_percent_of_total_and_ratio() -> None:
     assert plan.operation == "ratio" and plan.answer in (["2"], ["0.5"])
 
 
+def test_a_share_of_a_named_line_that_is_not_a_total() -> None:
+    """`percentage of revenue` names the whole, a plain line (not `Total operating expenses`, the
+    only total), and `revenue` inside `Cost of revenue` still names it; the part is the label said
+    whole (`Net income`, not `Other income (expense), net`); `X as a percentage of Y` is a share."""
+    table = Table(text=[["", "2019", "2018"], ["Revenue", "24,578", "22,310"],
+                        ["Cost of revenue", "14,120", "12,987"], ["Operating expenses:", "", ""],
+                        ["  Research", "3,120", "2,870"], ["  Total operating expenses", "6,575", "6,133"],
+                        ["Other income (expense), net", "(112)", "48"], ["Net income", "2,979", "2,558"]])
+    for question in ("What percentage of revenue was cost of revenue in 2019?",
+                     "What was cost of revenue as a percentage of revenue in 2019?"):
+        plan, g = run(table, question)
+        assert (plan.operation, plan.answer) == ("percent_of", ["57.4%"]), question
+        assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (2, 1)]
+    plan, g = run(table, "What percentage of revenue was net income in 2018?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["11.5%"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 2), (7, 2)]
+
+
 def test_percentage_column_is_a_lookup_not_a_computation() -> None:
     plan, _ = run(SURVEY, "what percentage of men lived in ontario?")
     assert (plan.operation, plan.answer) == ("lookup", ["40.5"])

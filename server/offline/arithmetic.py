@@ -40,9 +40,11 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         seen_labels.add(key)
         out.append((pos, ln))
     out.sort(key=lambda x: x[0])
-    # drop labels contained in a longer mentioned label ("revenue" inside "cargo revenue")
+    # drop labels the question says only inside a longer mentioned label ("revenue" inside "cargo
+    # revenue"; not in "percentage of revenue was cost of revenue")
     keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
-    return [x for x, k in zip(out, keys, strict=True) if not any(k != o and k in o for o in keys)]
+    return [x for x, k in zip(out, keys, strict=True)
+            if not compose.said_only_inside(g.qnorm, k, [o for o in keys if k != o and k in o])]
 
 
 def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:

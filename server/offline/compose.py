@@ -3,15 +3,17 @@
 A ratio or difference question names its two operands anywhere in the header hierarchy (`how many
 times did non-indigenous csds have as many businesses as first nations` → the column groups
 `non-indigenous …` and `first nations`, each qualified by inner labels the question also names). A
-share question (`what percentage of … was theft`) names the part; the whole is the table's
-aggregate line on the same axis. A decrease asked as a magnitude (`how much did X decline`) whose
-cell shows a negative change answers with the opposite sign.
+share question (`what percentage of … was theft`) names the part; the whole is the line it names
+(`percentage of revenue`), else the table's aggregate line on the same axis. A decrease asked as a
+magnitude (`how much did X decline`) whose cell shows a negative change answers with the opposite
+sign.
 
 Every function returns lines (or a rewritten plan); the arithmetic itself is `operations.compute`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from celltrace.server.infra.retrieval import tokens
@@ -67,8 +69,19 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
     keys = [normalise_text(n.text) for n in named]
     return [
         (n, frozenset(under[n.id])) for n, k in zip(named, keys, strict=True)
-        if not any(k != o and f" {k} " in f" {o} " for o in keys)
+        if not said_only_inside(g.qnorm, k, [o for o in keys if k != o and f" {k} " in f" {o} "])
     ]
+
+
+def said_only_inside(question: str, label: str, longer: list[str]) -> bool:
+    """Whether `label` is only part of the `longer` labels here: true unless the question says one
+    of them outright and says `label` outright outside it too (`percentage of revenue was cost of
+    revenue` names `revenue` as well as `cost of revenue`; `cargo revenue` names only the longer)."""
+    said = [m for o in longer for m in re.finditer(rf"(?<!\w){re.escape(o)}(?!\w)", question)]
+    if not longer or not said:
+        return bool(longer)
+    covered = {i for m in said for i in range(m.start(), m.end())}
+    return all(m.start() in covered for m in re.finditer(rf"(?<!\w){re.escape(label)}(?!\w)", question))
 
 
 def _parallel_lines(g: Grounder, lines: list[Line], a: Operand, b: Operand) -> tuple[Line, Line]:
@@ -122,21 +135,27 @@ def _literal_cover(g: Grounder, node: Node) -> float:
 
 
 def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
-    """A share `part / whole`: the named part nearest the question's percent wording, and the
-    aggregate line (total/all) of the same axis that is its whole.
+    """A share `part / whole`: the named part nearest the question's percent wording, and its whole
+    on the same axis.
 
-    The whole is the aggregate line in the part's own group when there is one, else the most
-    mentioned, then the most generic (fewest words), then the last aggregate line of the axis.
+    The whole is the line the question names as such (`what percentage of revenue was …`: any line,
+    total or not; the part is then named outside that phrase). Else it is an aggregate line: the
+    one in the part's own group when there is one, else the most mentioned, then the most generic
+    (fewest words), then the last aggregate line of the axis.
     """
     found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
     anchor = min((p for p in found if p >= 0), default=0)
     best: tuple[int, str, list[Line], Line] | None = None
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
-        totals = [ln for ln in lines if is_aggregate(ln)]
-        named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)]
+        whole_named = _named_whole(g, lines)
+        totals = [whole_named] if whole_named else [ln for ln in lines if is_aggregate(ln)]
+        named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)
+                 and not (whole_named and (s <= {whole_named.index} or not _said_beside(g, n)))]
         if not totals or not named:
             continue
-        node, members = min(named, key=lambda ns: _distance(_position(g, ns[0]), anchor))
+        # equally near: a label the question says whole (`Net income`, not `Other income, net`)
+        node, members = min(named, key=lambda ns: (_distance(_position(g, ns[0]), anchor),
+                                                   not g.verbatim(ns[0])))
         dist = _distance(_position(g, node), anchor)
         if best is not None and dist >= best[0]:
             continue
@@ -145,6 +164,26 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
         fixed = _count_line(g, other)
         best = (dist, axis, [part, whole], fixed)
     return None if best is None else best[1:]
+
+
+def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:
+    """The line the question names as the whole (`what percentage of revenue was …` → `Revenue`):
+    its label is the named phrase, a leading `total`/`all` aside; the first such line."""
+    phrase = ops.share_whole(g.qnorm)
+    if phrase is None:
+        return None
+    bare = _TOTAL_PREFIX.sub("", normalise_text(phrase))
+    return next((ln for ln in lines if ln.label is not None
+                 and _TOTAL_PREFIX.sub("", normalise_text(ln.label.text)) == bare), None)
+
+
+def _said_beside(g: Grounder, node: Node) -> bool:
+    """Whether the question names a word of the label outside the whole it names."""
+    rest = g.qnorm.replace(ops.share_whole(g.qnorm) or "\0", " ", 1)
+    return bool(set(label_tokens(node.text)) & set(label_tokens(rest)))
+
+
+_TOTAL_PREFIX = re.compile(r"^(?:(?:the|all|total)\s+)+")
 
 
 def _distance(pos: int, anchor: int) -> int:

@@ -73,6 +73,11 @@ PERCENT_WORDING = re.compile(r"\bpercent|\bpercentage|\bproportion|%")
 PERCENT_OF_PHRASES = ("what percent", "what percentage", "what proportion", "what share", "what fraction")
 SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\baccount(?:s|ed|ing)?\b")
 """`how many percentage points did X account for (of Y)`: a share asked without `what percent`."""
+AS_A_SHARE = re.compile(r"\bas an? (?:percent(?:age)?|proportion|share|fraction) of\b")
+SHARE_WHOLE = re.compile(
+    r"\b(?:percent(?:age)?|proportion|share|fraction)s? of (?:the |all |total )*(.+?)"
+    r"(?=\s(?:was|were|is|are|did|do|does|in|for|at|during|by|from|that|who|which|had|has|have)\b|[,?.;]|$)")
+"""The whole a share names (`what percentage of revenue was …` → `revenue`)."""
 DECREASE_WORDS = _vocab(
     """
     decrease decreased decreases decreasing decline declined declines declining drop dropped drops
@@ -186,8 +191,16 @@ def comparison_is_less(question: str) -> bool:
 
 
 def asks_share(question: str) -> bool:
-    """The question asks for the part of a whole (`what percent of …`, `… percent … account for`)."""
-    return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(question.lower()))
+    """The question asks for the part of a whole (`what percent of …`, `… percent … account for`,
+    `X as a percentage of Y`)."""
+    q = question.lower()
+    return has_phrase(question, PERCENT_OF_PHRASES) or bool(SHARE_OF_WHOLE.search(q) or AS_A_SHARE.search(q))
+
+
+def share_whole(question: str) -> str | None:
+    """The whole a share question names after `percent of`, without `the`/`all`/`total`."""
+    m = SHARE_WHOLE.search(question.lower())
+    return m.group(1) if m else None
 
 
 AMOUNT_QUESTION = re.compile(
