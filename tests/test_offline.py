@@ -142,6 +142,20 @@ def test_sum_of_listed_items() -> None:
     assert cells(g, plan.answer_nodes) == [(3, 2), (4, 2)]
 
 
+def test_a_total_over_a_span_of_years_sums_the_years_between() -> None:
+    """`total … from 2019 to 2021` sums the three year columns; `total` only after the span (`…
+    from 2015 to 2016, how many in total in 2016`) does not make it a sum."""
+    table = Table(text=[["", "2021", "2020", "2019"], ["Dividends paid", "(150)", "(140)", "(130)"],
+                        ["Capital expenditures", "(520)", "(480)", "(455)"]])
+    for question in ("What were total dividends paid from 2019 to 2021?",
+                     "How much in dividends was paid in total from 2019 to 2021?"):
+        plan, g = run(table, question)
+        assert (plan.operation, plan.answer) == ("sum", ["(420)"]), question
+        assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2), (1, 3)]
+    plan, _ = run(table, "Of the dividends paid from 2019 to 2021, how much was paid in total in 2020?")
+    assert plan.operation != "sum"
+
+
 def test_percent_of_total_and_ratio() -> None:
     plan, g = run(STATEMENT, "what percentage of total operating revenue was cargo in 2017?")
     assert plan.operation == "percent_of" and plan.answer == ["3.8%"]  # a percent, the fraction kept

@@ -75,7 +75,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                     continue  # "what percent of X were Y" without a total is usually a lookup
                 if is_aggregate(chosen[0]):
                     chosen = chosen[::-1]
-        elif op == "sum" and not joined(g.q):
+        elif op == "sum" and not (joined(g.q) or _total_over_span(g.q, chosen)):
             continue
         if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
             chosen = _years_between(lines, *chosen)
@@ -267,6 +267,14 @@ def span_parts(q: str, ends: list[Line]) -> list[str]:
         return []
     bare = re.sub(rf"\b(?:{'|'.join(CHANGE_WORDS)})\b\s*", "", q, flags=re.IGNORECASE)
     return [span.sub(f"in {y[0]}", bare, count=1) for y in years]
+
+
+def _total_over_span(q: str, chosen: list[Line]) -> bool:
+    """`total … from 2019 to 2021` (`total` before the span) naming two year lines: the sum over the
+    years between."""
+    span = _PERIOD.search(q.lower())
+    return span is not None and "total" in ops.words(q[:span.start()]) and len(chosen) == 2 and all(
+        ln.label is not None and is_year_text(ln.label.text) for ln in chosen)
 
 
 def joined(q: str) -> bool:
