@@ -107,6 +107,24 @@ def test_total_alone_does_not_name_a_sections_total_line() -> None:
     assert plan.answer == ["5,135"]
 
 
+def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
+    """With no change line in the table, `increase in 2020` compares 2020 with 2019 beside it (a
+    decrease: 2019 − 2020), as sure as its two lookups; `increase to` asks the level reached."""
+    plan, g = run(BALANCE_SHEET, "How much did cash and cash equivalents increase in 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["54,129"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2)]
+    assert plan.parts == ["How much did cash and cash equivalents in 2020?",
+                          "How much did cash and cash equivalents in 2019?"]
+    plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease in 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["25,000"])
+    plan, _ = run(BALANCE_SHEET, "How much did total assets increase to in 2020?")
+    assert plan.operation != "diff"
+    with_change = Table(text=[[*row, label] for row, label in zip(
+        BALANCE_SHEET.text, ["Change", "54,129", "82,486", "(25,000)"], strict=True)])
+    plan, _ = run(with_change, "How much did total assets increase in 2020?")
+    assert plan.operation != "diff"  # the table gives changes itself
+
+
 def test_a_decrease_over_a_span_is_the_earlier_minus_the_later() -> None:
     plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease from 2019 to 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])

@@ -9,6 +9,8 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
+    CHANGE_LABELS,
+    DATED_YEAR,
     YEAR,
     Grounder,
     Plan,
@@ -85,7 +87,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             if op == "diff" and _from_to(g.q) and not ops.PERCENT_WORDING.search(g.q.lower()):
                 plan.parts = span_parts(g.q, chosen)
             return plan
-    plan = _solve_indirect(g, op)
+    plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
     if plan is not None:
         return plan
     if op == "average" or (op == "sum" and set(ops.words(g.q)) & {"sum", "combined", "altogether"}):
@@ -100,6 +102,46 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             return None
         return compute_plan(g, op, axis, members, fixed)
     return None
+
+
+def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
+    """A change in one named year (`How much did cash increase in 2020?`) on a table that shows the
+    year before beside it (same parent labels) and has no change line of its own: the best-grounded
+    line of that year against the previous year's (a decrease: the previous minus the year). `rose
+    to` asks the level reached."""
+    change = stems(CHANGE_LABELS)
+    if len(g.q_years) != 1 or _TO_LEVEL.search(g.qnorm) or any(
+            set(label_tokens(n.text)) & change for ln in g.rows + g.cols for n in ln.path):
+        return None
+    (year,) = g.q_years
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        pairs = [(ln, prev) for ln in lines if _line_year(ln) == year for prev in lines
+                 if _line_year(prev) == str(int(year) - 1)
+                 and [n.id for n in prev.path[:-1]] == [n.id for n in ln.path[:-1]]]
+        if not pairs:
+            continue
+        line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
+        chosen = [prev, line] if op == "diff" and ops.asks_decrease(g.q) else [line, prev]
+        plan = compute_plan(g, op, axis, chosen, g.best(other)[0][1])
+        if plan is not None and op == "diff" and not ops.PERCENT_WORDING.search(g.q.lower()):
+            bare = _without_change_words(g.q)
+            plan.parts = [re.sub(rf"\b{year}\b", _line_year(ln) or year, bare) for ln in chosen]
+        return plan
+    return None
+
+
+_TO_LEVEL = re.compile(r"\b(?:increas|decreas|rise|rose|risen|grow|grew|fell|fall|declin|drop)\w*\s+to\b")
+
+
+def _line_year(line: Line) -> str | None:
+    """The year a line's own label names: a year (`2019`) or a dated period (`Sep 30, 2021`)."""
+    if line.label is None:
+        return None
+    text = normalise_text(line.label.text)
+    if is_year_text(text):
+        return text
+    dated = DATED_YEAR.match(text)
+    return dated.group(1) if dated else None
 
 
 def _over_a_span(g: Grounder, members: list[Line]) -> bool:
@@ -265,8 +307,11 @@ def span_parts(q: str, ends: list[Line]) -> list[str]:
     span = re.compile(rf"(?:\b(?:from|between)\s+)?\b{a}\s*(?:to|and|through|-|–)\s*{b}\b", re.IGNORECASE)
     if not span.search(q):
         return []
-    bare = re.sub(rf"\b(?:{'|'.join(CHANGE_WORDS)})\b\s*", "", q, flags=re.IGNORECASE)
-    return [span.sub(f"in {y[0]}", bare, count=1) for y in years]
+    return [span.sub(f"in {y[0]}", _without_change_words(q), count=1) for y in years]
+
+
+def _without_change_words(q: str) -> str:
+    return re.sub(rf"\b(?:{'|'.join(CHANGE_WORDS)})\b\s*", "", q, flags=re.IGNORECASE)
 
 
 def _total_over_span(q: str, chosen: list[Line]) -> bool:
