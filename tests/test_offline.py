@@ -109,7 +109,8 @@ def test_total_alone_does_not_name_a_sections_total_line() -> None:
 
 def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
     """With no change line in the table, `increase in 2020` compares 2020 with 2019 beside it (a
-    decrease: 2019 − 2020), as sure as its two lookups; `increase to` asks the level reached."""
+    decrease: 2019 − 2020), as sure as its two lookups, when the question asks the amount of a
+    change; `increase to` asks the level reached."""
     plan, g = run(BALANCE_SHEET, "How much did cash and cash equivalents increase in 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["54,129"])
     assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2)]
@@ -117,8 +118,10 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
                           "How much did cash and cash equivalents in 2019?"]
     plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease in 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])
-    plan, _ = run(BALANCE_SHEET, "How much did total assets increase to in 2020?")
-    assert plan.operation != "diff"
+    for level in ("How much did total assets increase to in 2020?",
+                  "What was the rate of long-term debt that fell with time in 2020?"):
+        plan, _ = run(BALANCE_SHEET, level)  # the level reached; a rate that fell: no change asked
+        assert plan.operation != "diff", level
     with_change = Table(text=[[*row, label] for row, label in zip(
         BALANCE_SHEET.text, ["Change", "54,129", "82,486", "(25,000)"], strict=True)])
     plan, _ = run(with_change, "How much did total assets increase in 2020?")

@@ -107,10 +107,11 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     """A change in one named year (`How much did cash increase in 2020?`) on a table that shows the
     year before beside it (same parent labels) and has no change line of its own: the best-grounded
-    line of that year against the previous year's (a decrease: the previous minus the year). `rose
-    to` asks the level reached."""
+    line of that year against the previous year's (a decrease: the previous minus the year). Only
+    when the question asks the amount of the change (`how much did … increase`, `what was the
+    change in …`); `rose to` asks the level reached."""
     change = stems(CHANGE_LABELS)
-    if len(g.q_years) != 1 or _TO_LEVEL.search(g.qnorm) or any(
+    if len(g.q_years) != 1 or not _CHANGE_AMOUNT.search(g.qnorm) or _TO_LEVEL.search(g.qnorm) or any(
             set(label_tokens(n.text)) & change for ln in g.rows + g.cols for n in ln.path):
         return None
     (year,) = g.q_years
@@ -130,7 +131,9 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     return None
 
 
-_TO_LEVEL = re.compile(r"\b(?:increas|decreas|rise|rose|risen|grow|grew|fell|fall|declin|drop)\w*\s+to\b")
+_CHANGE_VERB = r"(?:increas|decreas|rise|rose|risen|grow|grew|fell|fall|declin|drop|chang)\w*"
+_CHANGE_AMOUNT = re.compile(rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}|\b(?:the|what) {_CHANGE_VERB} in\b")
+_TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
 def _line_year(line: Line) -> str | None:
