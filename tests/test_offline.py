@@ -118,6 +118,8 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
                           "How much did cash and cash equivalents in 2019?"]
     plan, _ = run(BALANCE_SHEET, "How much did long-term debt decrease in 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])
+    plan, _ = run(BALANCE_SHEET, "What was the percentage change in cash and cash equivalents in 2020?")
+    assert ("growth", ["55.1%"]) in [(op, answer) for op, answer, _ in plan.considered]
     for level in ("How much did total assets increase to in 2020?",
                   "What was the rate of long-term debt that fell with time in 2020?"):
         plan, _ = run(BALANCE_SHEET, level)  # the level reached; a rate that fell: no change asked

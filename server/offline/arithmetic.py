@@ -132,7 +132,8 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
 
 
 _CHANGE_VERB = r"(?:increas|decreas|rise|rose|risen|grow|grew|fell|fall|declin|drop|chang)\w*"
-_CHANGE_AMOUNT = re.compile(rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}|\b(?:the|what) {_CHANGE_VERB} in\b")
+_CHANGE_AMOUNT = re.compile(
+    rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}|\b(?:the|what)(?: percent(?:age)?| %)? {_CHANGE_VERB} in\b")
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
