@@ -76,6 +76,15 @@ BALANCE_SHEET = Table(
 )
 
 
+CENSUS = Table(
+    text=[["Age group", "2016", "", "2021", ""], ["", "Males", "Females", "Males", "Females"],
+          ["0 to 14 years", "2,990", "2,850", "3,140", "3,021"],
+          ["65 years and over", "2,700", "3,200", "2,835", "3,392"]],
+    merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 0, 1, 0)],
+)
+"""Years heading column groups (`Males`/`Females` under each), as census tables have them."""
+
+
 def test_dated_columns_are_named_by_their_year() -> None:
     """A balance sheet's `December 31, 2019` is the column a question naming 2019 means: a change
     between two such dates is the later minus the earlier, however the columns are ordered."""
@@ -133,15 +142,20 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
 def test_a_change_between_years_that_head_column_groups() -> None:
     """`from 2016 to 2021` where each year heads `Males`/`Females`: the later group's line minus
     the earlier's, its parts one lookup per year."""
-    table = Table(text=[["Age group", "2016", "", "2021", ""], ["", "Males", "Females", "Males", "Females"],
-                        ["0 to 14 years", "2,990", "2,850", "3,140", "3,021"],
-                        ["65 years and over", "2,700", "3,200", "2,835", "3,392"]],
-                  merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 0, 1, 0)])
-    plan, g = run(table, "How much did the number of males aged 65 and over increase from 2016 to 2021?")
+    plan, g = run(CENSUS, "How much did the number of males aged 65 and over increase from 2016 to 2021?")
     assert (plan.operation, plan.answer) == ("diff", ["135"])
     assert sorted(cells(g, plan.answer_nodes)) == [(3, 1), (3, 3)]
     assert plan.parts == ["How much did the number of males aged 65 and over in 2021?",
                           "How much did the number of males aged 65 and over in 2016?"]
+
+
+def test_a_pair_option_is_the_label_nearest_the_or() -> None:
+    """`more males or females aged 0 to 14 in 2016`: the second option is `Females` (its words next
+    to the `or`), not the `2016` group its trailing words also match."""
+    plan, _ = run(CENSUS, "Were there more males or females aged 0 to 14 in 2016?")
+    assert (plan.operation, plan.answer) == ("pair_max", ["Males"])
+    plan, _ = run(CENSUS, "Were there more males or females aged 65 years and over in 2021?")
+    assert (plan.operation, plan.answer) == ("pair_max", ["Females"])
 
 
 def test_a_decrease_over_a_span_is_the_earlier_minus_the_later() -> None:

@@ -161,8 +161,8 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
-def ground_option(g: Grounder, phrase: str, lines: list[Line],
-                   shared: frozenset[str] = frozenset()) -> tuple[float, Node, Line] | None:
+def ground_option(g: Grounder, phrase: str, lines: list[Line], shared: frozenset[str] = frozenset(),
+                  before_or: bool | None = None) -> tuple[float, Node, Line] | None:
     """The header node (any level of a line's path) best matching an option phrase, and its line.
 
     Match = Jaccard of the phrase's and the label's content stems (`_overlap`), negations kept
@@ -171,7 +171,8 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
     the value (e.g. `current smoker > always uses helmet`, `females > percent` rather than its CI
     columns). Stems in `shared` (words every option repeats: `peripheral municipalities or central
     municipalities`) are left out when the phrase keeps others, so the options' distinguishing words
-    decide.
+    decide. Equal matches go to the label whose words stand nearest the `or` (`before_or`: the
+    phrase comes before it; `more males or females aged 0 to 14 in 2016` → `Females`, not `2016`).
     """
     ptoks = set(label_tokens(phrase))
     if ptoks - shared:
@@ -193,7 +194,16 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line],
     if not found:
         return None
     top = max(s for s, _, _ in found)
-    return max((f for f in found if f[0] == top), key=lambda f: (g.line_score(f[2]), -f[2].index))
+    order = [st for _, st in content_words(phrase)]
+
+    def nearness(node: Node) -> int:
+        at = [i for i, st in enumerate(order) if st in label_tokens(node.text)]
+        if before_or is None or not at:
+            return 0
+        return max(at) - len(order) if before_or else -min(at)
+
+    return max((f for f in found if f[0] == top),
+               key=lambda f: (nearness(f[1]), g.line_score(f[2]), -f[2].index))
 
 
 def _overlap(label: str, ltoks: set[str], ptoks: set[str], pwords: list[tuple[str, str]]) -> float:
@@ -226,9 +236,9 @@ def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     shared = frozenset(label_tokens(a)) & frozenset(label_tokens(b))
     options = []
     for axis, lines in (("row", g.rows), ("col", g.cols)):
-        ga, gb = ground_option(g, a, lines, shared), ground_option(g, b, lines, shared)
+        ga, gb = ground_option(g, a, lines, shared, True), ground_option(g, b, lines, shared, False)
         if not (ga and gb):  # the distinguishing words alone match nothing: use the whole phrases
-            ga, gb = ground_option(g, a, lines), ground_option(g, b, lines)
+            ga, gb = ground_option(g, a, lines, before_or=True), ground_option(g, b, lines, before_or=False)
         if ga and gb and ga[1].id != gb[1].id and ga[2].index != gb[2].index:
             options.append((ga[0] + gb[0], axis, ga, gb))
     if not options:
