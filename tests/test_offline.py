@@ -1173,6 +1173,7 @@ def test_a_signed_difference_keeps_its_sign_a_decline_is_a_magnitude() -> None:
     question = "what was the difference in average value between non-residents and residents in toronto?"
     plan, _ = run(table, question)
     assert plan.answer == ["-19,500"]
+    assert [op for op, _, _ in plan.considered] == ["lookup"]  # `average value` is what the column differs in
     change = Table(text=[["", "2017", "2018", "change"], ["admissions", "1,200", "1,150", "-50"]])
     plan, _ = run(change, "how much did admissions decline?")
     assert plan.answer == ["50"]

@@ -66,7 +66,7 @@ def candidates(g: Grounder) -> list[Plan]:
             (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))
-         and not _labels_hold(g, ops.AVERAGE_WORDS)),
+         and not _labels_hold(g, ops.AVERAGE_WORDS) and not best_cell_names(g, CHANGE_LABELS)),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q)),
     ):
         if test(question):
