@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from celltrace.shared.fragments import join_fragments
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
 from celltrace.shared.numbers import is_number_text
 from celltrace.shared.table import Origin, Table
@@ -201,7 +202,9 @@ def best_block(table: Table, blocks: list[Block], question: str) -> Block:
 def locate(table: Table, question: str | None = None, cell: tuple[int, int] | None = None) -> Table:
     """The table block to answer from: the one holding `cell` (0-based in `table`), else the one
     `question` matches best, else the largest. Warns when the used range held several tables or
-    lines outside the table were left out."""
+    lines outside the table were left out. Number fragments in columns of their own (`$` | `2,979`)
+    are joined first (`fragments.join_fragments`)."""
+    table = join_fragments(table)
     blocks = detect_blocks(table)
     if not blocks:
         return table
