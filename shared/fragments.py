@@ -1,8 +1,8 @@
 """Number fragments a sheet keeps in columns of their own: `$` | `2,979`, `12.5` | `%`, `(112` | `)`.
 
 Statements pasted from HTML or PDF into Excel put the currency sign, the percent sign and the
-closing parenthesis of a negative in cells of their own. A column whose every filled cell is one
-such fragment is a fragment column: `join_fragments` moves each fragment into the number beside it
+closing parenthesis of a negative in cells of their own. A column whose every filled cell is such
+a fragment is a fragment column: `join_fragments` moves each fragment into the number beside it
 (`$2,979`, `12.5%`, `(112)`) and blanks its cell, so the values read as the statement shows them and
 a `$` column does not make a row of figures look like a row of labels.
 """
@@ -24,7 +24,9 @@ def join_fragments(table: Table) -> Table:
     """`table` with each fragment column's signs moved into the numbers beside them (the same table
     when it has none). Merged areas are left alone."""
     merged = {(r, c) for m in table.merges for r in range(m[0], m[2] + 1) for c in range(m[1], m[3] + 1)}
-    fragment_cols = [c for c in range(table.n_cols) if _fragment_column(table, c, merged)]
+    signs = {c: kinds for c in range(table.n_cols) if (kinds := _fragment_signs(table, c, merged))}
+    # signs after numbers first, so that `$` then meets a whole `(112)`
+    fragment_cols = sorted(signs, key=lambda c: bool(signs[c] & CURRENCY_SIGNS))
     if not fragment_cols:
         return table
     text = [list(row) for row in table.text]
@@ -47,9 +49,11 @@ def join_fragments(table: Table) -> Table:
     return dataclasses.replace(table, text=text, values=values)
 
 
-def _fragment_column(table: Table, c: int, merged: set[tuple[int, int]]) -> bool:
-    """Every filled cell of column `c` outside merged areas (a period merged over the sign and
-    number columns) is one and the same fragment sign."""
-    kinds = {table.text[r][c].strip().lower() for r in range(table.n_rows)
-             if table.text[r][c].strip() and (r, c) not in merged}
-    return len(kinds) == 1 and kinds <= CURRENCY_SIGNS | AFTER
+def _fragment_signs(table: Table, c: int, merged: set[tuple[int, int]]) -> frozenset[str]:
+    """The signs of column `c` when every filled cell outside merged areas (a period merged over the
+    sign and number columns) is a fragment sign: one currency sign, or signs written after numbers
+    (`)` and `%` share the column after the figures); else none."""
+    kinds = frozenset(table.text[r][c].strip().lower() for r in range(table.n_rows)
+                      if table.text[r][c].strip() and (r, c) not in merged)
+    fragment = kinds <= AFTER or (len(kinds) == 1 and kinds <= CURRENCY_SIGNS)
+    return kinds if fragment else frozenset()

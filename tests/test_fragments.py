@@ -12,7 +12,7 @@ from celltrace.shared.table import Table
 PASTED = Table(
     text=[
         ["", "Year ended December 31", "", "", ""],
-        ["", "2019", "", "2018", ""],
+        ["", "Fiscal 2019", "", "Fiscal 2018", ""],
         ["Revenues", "$", "24,578", "$", "22,310"],
         ["Cost of revenues", "", "14,120", "", "12,987"],
         ["Other income (expense), net", "", "(112)", "", "48"],
@@ -24,11 +24,12 @@ PASTED = Table(
 
 
 def test_signs_join_the_numbers_beside_them() -> None:
-    text = [["", "", "2019", "", ""], ["Other income", "", "(112", ")", ""], ["Margin", "", "12.5", "", "%"],
-            ["Revenue", "$", "24,578", "", ""]]
-    joined = join_fragments(Table(text=text))
-    assert [row[1:] for row in joined.text[1:]] == [["", "(112)", "", ""], ["", "12.5%", "", ""],
-                                                   ["", "$24,578", "", ""]]
+    """`)` and `%` may share the column after the figures; `$` meets the whole `(15,678)`."""
+    text = [["", "", "2019"], ["Other income", "", "(112", ")"], ["Margin", "", "12.5", "%"],
+            ["Revenue", "$", "24,578", ""], ["Net loss", "$", "(15,678", ")"]]
+    joined = join_fragments(Table(text=[row + [""] * (4 - len(row)) for row in text]))
+    assert [row[1:] for row in joined.text[1:]] == [["", "(112)", ""], ["", "12.5%", ""],
+                                                   ["", "$24,578", ""], ["", "$(15,678)", ""]]
     assert joined.values is not None and joined.values[3][1] is None and text[3][1] == "$"  # a new table
 
 
@@ -47,3 +48,12 @@ def test_a_pasted_statement_reads_its_figures_with_their_currency() -> None:
     assert plan.answer == ["$24,578"]  # the `$` column made the Revenues row read as a header row
     plan = solve("What was the net margin in 2019?", graph, headers, None)
     assert plan.answer == ["12.1%"]
+    parts = {  # each year's lookup; the `$` column under each year holds no figure to compare
+        "How much did revenues increase in fiscal 2019?":
+            ["How much did revenues in fiscal 2019?", "How much did revenues in fiscal 2018?"],
+        "How much did revenues increase from fiscal 2018 to fiscal 2019?":
+            ["How much did revenues in 2019?", "How much did revenues in 2018?"],
+    }
+    for question, lookups in parts.items():
+        plan = solve(question, graph, headers, None)
+        assert (plan.operation, plan.answer, plan.parts) == ("diff", ["$2,268"], lookups), question

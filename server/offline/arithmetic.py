@@ -113,14 +113,20 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         return None
     (year,) = g.q_years
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
-        pairs = [(ln, prev) for ln in lines if _line_year(ln) == year for prev in lines
-                 if _line_year(prev) == str(int(year) - 1)
+        fixed = g.best(other)[0][1]
+
+        def holds_data(ln: Line, axis: str = axis, fixed: Line = fixed) -> bool:
+            cell = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+            return g.h.is_data(cell)
+
+        pairs = [(ln, prev) for ln in lines if _line_year(ln) == year and holds_data(ln) for prev in lines
+                 if _line_year(prev) == str(int(year) - 1) and holds_data(prev)
                  and [n.id for n in prev.path[:-1]] == [n.id for n in ln.path[:-1]]]
         if not pairs:
             continue
         line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
         chosen = [prev, line] if op == "diff" and ops.asks_decrease(g.q) else [line, prev]
-        plan = compute_plan(g, op, axis, chosen, g.best(other)[0][1])
+        plan = compute_plan(g, op, axis, chosen, fixed)
         if plan is not None and op == "diff" and not ops.PERCENT_WORDING.search(g.q.lower()):
             bare = _without_change_words(g.q)
             plan.parts = [re.sub(rf"\b{year}\b", _line_year(ln) or year, bare) for ln in chosen]
@@ -135,12 +141,14 @@ _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
 def _line_year(line: Line) -> str | None:
-    """The year a line's own label names: a year (`2019`) or a dated period (`Sep 30, 2021`)."""
+    """The year a line's own label names: a year (`2019`, `fiscal 2019`, not the span `2018-19`) or
+    a dated period (`Sep 30, 2021`)."""
     if line.label is None:
         return None
     text = normalise_text(line.label.text)
-    if is_year_text(text):
-        return text
+    years = YEAR.findall(text)
+    if is_year_text(text) and len(years) == 1 and not re.search(r"\d\s*[-–/]\s*\d", text):
+        return years[0]
     dated = DATED_YEAR.match(text)
     return dated.group(1) if dated else None
 
@@ -334,7 +342,9 @@ def span_parts(q: str, ends: list[Line]) -> list[str]:
     if any(len(y) != 1 for y in years):
         return []
     a, b = sorted(y[0] for y in years)
-    span = re.compile(rf"(?:\b(?:from|between)\s+)?\b{a}\s*(?:to|and|through|-|–)\s*{b}\b", re.IGNORECASE)
+    fiscal = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
+    span = re.compile(rf"(?:\b(?:from|between)\s+)?{fiscal}\b{a}\s*(?:to|and|through|-|–)\s*{fiscal}{b}\b",
+                      re.IGNORECASE)
     if not span.search(q):
         return []
     return [span.sub(f"in {y[0]}", _without_change_words(q), count=1) for y in years]
