@@ -90,6 +90,20 @@ def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) 
     assert (plan.operation, plan.answer) == ("measure", ["25%"])
 
 
+@pytest.mark.parametrize("word", vocabulary()["magnitudes"]["words"])
+def test_a_change_in_a_size_shown_negative_is_a_change_in_its_size(word: str) -> None:
+    graph = _statement([(f"Net {word}", "(150)", "(200)")])
+    plan = solve(f"How much did net {word} decrease from 2016 to 2017?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("diff", ["50"])  # 200 − 150, not (−200) − (−150)
+
+
+@pytest.mark.parametrize("word", vocabulary()["magnitudes"]["opposite"])
+def test_a_line_naming_the_opposite_of_a_size_keeps_its_signs(word: str) -> None:
+    graph = _statement([(f"Net {word} (loss)", "(150)", "(200)")])
+    plan = solve(f"How much did net {word} decrease from 2016 to 2017?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("diff", ["(50)"])  # it rose from (200) to (150)
+
+
 @pytest.mark.parametrize(("word", "same"), [
     (w, canon) for canon, words in vocabulary()["same_words"].items() for w in words])
 def test_each_same_word_finds_the_label_it_names(word: str, same: str) -> None:

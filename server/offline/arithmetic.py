@@ -3,6 +3,7 @@ ratios, shares and growth rates, averages (the arithmetic itself is `operations.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from celltrace.server.infra.retrieval import tokens
@@ -18,7 +19,7 @@ from celltrace.server.offline.grounding import (
     question_position,
     ranked_cells,
 )
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
@@ -271,13 +272,14 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln) for ln in chosen
     ]
     nodes = [n for n in nodes if g.h.is_data(n)]
-    nums = [ops.parse(n.text) for n in nodes]
-    if len(nodes) < 2 or any(n is None for n in nums):
+    nums = [num for n in nodes if (num := ops.parse(n.text)) is not None]
+    if len(nodes) < 2 or len(nums) < len(nodes):
         return None
-    if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages(  # type: ignore[union-attr]
-            [*chosen, fixed], nodes):
+    if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):
         return None
-    computed = ops.compute(op, nums)  # type: ignore[arg-type]
+    if op in ("diff", "growth") and all(n.value < 0 for n in nums) and names_a_size([*chosen, fixed]):
+        nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
+    computed = ops.compute(op, nums)
     if computed is None:
         return None
     cov = g.coverage(*chosen, fixed)
@@ -285,6 +287,18 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,
                 round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed,
                 stats={"operands": float(len(nodes)), "operand_coverage": cov})
+
+
+def names_a_size(lines: list[Line]) -> bool:
+    """A label of the lines names a size that statements show negative (`[magnitudes]` of the
+    vocabulary file: a loss, cash used) and none its opposite (`income`, `gain`)."""
+    words = vocabulary()["magnitudes"]
+    stems = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
+    return bool(stems & _stems_of(words["words"])) and not stems & _stems_of(words["opposite"])
+
+
+def _stems_of(words: list[str]) -> set[str]:
+    return {t for w in words for t in label_tokens(w)}
 
 
 WHOLE_PERCENT = 100.5
