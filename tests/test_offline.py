@@ -130,8 +130,10 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
     plan, _ = run(BALANCE_SHEET, "What was the percentage change in cash and cash equivalents in 2020?")
     assert ("growth", ["55.1%"]) in [(op, answer) for op, answer, _ in plan.considered]
     for level in ("How much did total assets increase to in 2020?",
-                  "What was the rate of long-term debt that fell with time in 2020?"):
-        plan, _ = run(BALANCE_SHEET, level)  # the level reached; a rate that fell: no change asked
+                  "What was the rate of long-term debt that fell with time in 2020?",
+                  "What was the difference in cash and cash equivalents in 2020?"):
+        plan, _ = run(BALANCE_SHEET, level)  # the level reached; a rate that fell; a difference
+        # in one year is between groups: no change over the year asked
         assert plan.operation != "diff", level
     with_change = Table(text=[[*row, label] for row, label in zip(
         BALANCE_SHEET.text, ["Change", "54,129", "82,486", "(25,000)"], strict=True)])

@@ -10,6 +10,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
+    ASKS_CHANGE,
     CHANGE_LABELS,
     DATED_YEAR,
     YEAR,
@@ -135,7 +136,7 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     return None
 
 
-_CHANGE_VERB = r"(?:increas|decreas|rise|rose|risen|grow|grew|fell|fall|declin|drop|chang)\w*"
+_CHANGE_VERB = r"(?!differ)" + ASKS_CHANGE.pattern  # `the difference in X in 2020` compares groups
 _CHANGE_AMOUNT = re.compile(
     rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}|\b(?:the|what)(?: percent(?:age)?| %)? {_CHANGE_VERB} in\b")
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
@@ -293,12 +294,8 @@ def names_a_size(lines: list[Line]) -> bool:
     """A label of the lines names a size that statements show negative (`[magnitudes]` of the
     vocabulary file: a loss, cash used) and none its opposite (`income`, `gain`)."""
     words = vocabulary()["magnitudes"]
-    stems = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
-    return bool(stems & _stems_of(words["words"])) and not stems & _stems_of(words["opposite"])
-
-
-def _stems_of(words: list[str]) -> set[str]:
-    return {t for w in words for t in label_tokens(w)}
+    labels = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
+    return bool(labels & stems(tuple(words["words"]))) and not labels & stems(tuple(words["opposite"]))
 
 
 WHOLE_PERCENT = 100.5
