@@ -83,7 +83,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             continue
         if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
             chosen = _years_between(lines, *chosen)
-        plan = _span_change(g, op, axis, chosen, g.best(other)[0][1])
+        plan = _composable(g, op, axis, chosen, g.best(other)[0][1])
         if plan is not None:
             return plan
     plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
@@ -99,7 +99,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         members = [ln for ln in members if not is_aggregate(ln)]
         if op == "average" and not _over_a_span(g, members):
             return None
-        return compute_plan(g, op, axis, members, fixed)
+        return _composable(g, op, axis, members, fixed)
     return None
 
 
@@ -130,7 +130,7 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         chosen = [prev, line] if op == "diff" and ops.asks_decrease(g.q) else [line, prev]
         plan = compute_plan(g, op, axis, chosen, fixed)
         if plan is not None and op == "diff" and not ops.PERCENT_WORDING.search(g.q.lower()):
-            bare = _without_change_words(g.q)
+            bare = _without(g.q, CHANGE_WORDS)
             plan.parts = [re.sub(rf"\b{year}\b", _line_year(ln) or year, bare) for ln in chosen]
         return plan
     return None
@@ -226,18 +226,27 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
             grounded = (axis, [second, first], fixed)
     elif op in ("diff", "growth") and _from_to(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = _span_of_year_groups(g, op)
-        return None if grounded is None else _span_change(g, op, *grounded)
+        return None if grounded is None else _composable(g, op, *grounded)
     else:
         return None
     return None if grounded is None else compute_plan(g, op, *grounded)
 
 
-def _span_change(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
-    """`compute_plan`, with the operand lookups of a change between two named years as its parts
-    (`span_parts`) when it is worded without percent."""
+def _composable(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
+    """`compute_plan`, with one lookup per operand as its parts (`span_parts`) when the operands are
+    the years the question names: a change from one to the other worded without percent, a
+    percentage change (`growth`), an average or a total over them."""
     plan = compute_plan(g, op, axis, chosen, fixed)
-    if plan is not None and op == "diff" and _from_to(g.q) and not ops.PERCENT_WORDING.search(g.q.lower()):
-        plan.parts = span_parts(g.q, chosen)
+    if plan is None or len(plan.answer_nodes) != len(chosen):
+        return plan
+    if op == "diff" and _from_to(g.q) and not ops.PERCENT_WORDING.search(g.q.lower()):
+        plan.parts = span_parts(g.q, chosen, CHANGE_WORDS)
+    elif op == "growth" and _from_to(g.q):
+        plan.parts = span_parts(g.q, chosen, (*CHANGE_WORDS, "percentage", "percent", "%"))
+    elif op == "average":
+        plan.parts = span_parts(g.q, chosen, ("average", "mean"))
+    elif op == "sum":
+        plan.parts = span_parts(g.q, chosen, ("total", "sum of", "sum", "combined", "altogether"))
     return plan
 
 
@@ -339,30 +348,35 @@ CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decre
                 "rose", "fell", "drop", "decline", "declined", "grow")
 
 
-def span_parts(q: str, ends: list[Line]) -> list[str]:
-    """A change between two named years (each end's own label or a group above it) asked as one
-    lookup per end, in the order of `ends` (`How much did net income change from 2018 to 2019?` →
-    `How much did net income in 2019?`, `… in 2018?`); none when the ends are not two years the
-    question names as a span.
+def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str]:
+    """Arithmetic over the years the question names, asked as one lookup per operand (each line's
+    own label or a group above it names its year), in the order of `operands` and without the
+    operation's `words` (`How much did net income change from 2018 to 2019?` → `How much did net
+    income in 2019?`, `… in 2018?`; `the average revenue for 2018 and 2019` → `the revenue in
+    2018`, …); none unless the operands are distinct years and the question names the first and the
+    last as a span (`from A to B`, `between A and B`, `for A and B`, `A-B`).
 
-    `solver` takes the change as right when both ends are, only when the question has no percent
-    wording: on hitab_train such changes were right 8 of 19 times (the ends' lesser probability
-    averaged 0.37); worded in percent, 0 of 13 (the gold was a relative change, a share of the
-    change or a magnitude)."""
-    years = [next((found for n in reversed(ln.path) if (found := YEAR.findall(n.text))), []) for ln in ends]
-    if any(len(y) != 1 for y in years):
+    `solver` takes the result as right when every operand is. On hitab_train a change between two
+    years was right 8 of 19 times (the ends' lesser probability averaged 0.37); worded in percent,
+    0 of 13 (the gold was a relative change, a share of the change or a magnitude), so a change in
+    percent composes only as a percentage change (`growth`)."""
+    years = [next((found for n in reversed(ln.path) if (found := YEAR.findall(n.text))), [])
+             for ln in operands]
+    if any(len(y) != 1 for y in years) or len({y[0] for y in years}) != len(years):
         return []
-    a, b = sorted(y[0] for y in years)
+    a, b = min(y[0] for y in years), max(y[0] for y in years)
     fiscal = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
-    span = re.compile(rf"(?:\b(?:from|between)\s+)?{fiscal}\b{a}\s*(?:to|and|through|-|–)\s*{fiscal}{b}\b",
-                      re.IGNORECASE)
+    span = re.compile(
+        rf"(?:\b(?:from|between|for)\s+)?{fiscal}\b{a}\s*(?:to|and|through|-|–)\s*{fiscal}{b}\b",
+        re.IGNORECASE)
     if not span.search(q):
         return []
-    return [span.sub(f"in {y[0]}", _without_change_words(q), count=1) for y in years]
+    return [span.sub(f"in {y[0]}", _without(q, words), count=1) for y in years]
 
 
-def _without_change_words(q: str) -> str:
-    return re.sub(rf"\b(?:{'|'.join(CHANGE_WORDS)})\b\s*", "", q, flags=re.IGNORECASE)
+def _without(q: str, words: tuple[str, ...]) -> str:
+    """`q` with `words` (and the space after each) left out."""
+    return re.sub(rf"(?<!\w)(?:{'|'.join(map(re.escape, words))})(?!\w)\s*", "", q, flags=re.IGNORECASE)
 
 
 def _total_over_span(q: str, chosen: list[Line]) -> bool:

@@ -38,11 +38,11 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     candidate answers unless another is more probable by `SWITCH_MARGIN`, with the calibrated
     probability that it is right as its confidence.
 
-    A derived measure (`gross margin`: no train question has one) or a change between two years is
-    right when its definition fits and both operand cells are: its probability is `composed` from
-    its operand lookups' (asked as `Plan.parts`), taking the definition as fitting (for a change,
-    only without percent wording: `arithmetic.span_parts`). `compose=False` (those lookups
-    themselves) keeps the model's.
+    A derived measure (`gross margin`: no train question has one) and arithmetic over the years the
+    question names (a change worded without percent, a percentage change, an average, a total) are
+    right when the definition fits and every operand cell is: the probability is `composed` from the
+    operand lookups' (asked as `Plan.parts`: `measures`, `arithmetic.span_parts`), taking the
+    definition as fitting. `compose=False` (those lookups themselves) keeps the model's.
     """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
