@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
-from celltrace.shared.numbers import parse_number_info
+from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numfmt import format_value
 
-__all__ = ["NumStyle", "combine", "decimals_for", "excel_value", "percent_to_fraction"]
+__all__ = ["NumStyle", "combine", "decimals_for", "excel_value", "grouping", "percent_to_fraction"]
 
 Kind = Literal["additive", "mean", "ratio", "percent", "count"]
 MAX_DECIMALS = 6
@@ -86,14 +86,22 @@ def percent_to_fraction(x: float) -> float:
     return float(Decimal(repr(float(x))) / 100)
 
 
-def combine(styles: Iterable[NumStyle | None]) -> NumStyle:
+def grouping(texts: Iterable[str]) -> bool | None:
+    """How a table shows thousands: grouped when any number of 1,000 or more shows a separator,
+    ungrouped when such numbers show none (years aside), None when no number reaches 1,000."""
+    seen = {style.thousands for t in texts if not is_year_text(t) and (style := NumStyle.of(t)) is not None}
+    return True if True in seen else (False if False in seen else None)
+
+
+def combine(styles: Iterable[NumStyle | None], table_grouping: bool | None = None) -> NumStyle:
     """One style for a result computed from several cells: the most decimals shown, grouping and
-    parentheses when any source shows them, percent and currency only when every source agrees."""
+    parentheses when any source shows them (grouping as the table shows it when no source tells,
+    `grouping`), percent and currency only when every source agrees."""
     known = [s for s in styles if s is not None]
     if not known:
-        return NumStyle()
+        return NumStyle(thousands=table_grouping)
     thousands = True if any(s.thousands for s in known) else (
-        False if any(s.thousands is False for s in known) else None)
+        False if any(s.thousands is False for s in known) else table_grouping)
     currencies = {s.currency for s in known}
     currency = currencies.pop() if len(currencies) == 1 else None
     return NumStyle(

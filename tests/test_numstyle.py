@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from celltrace.shared.numstyle import NumStyle, combine, decimals_for, excel_value
+from celltrace.shared.numstyle import NumStyle, combine, decimals_for, excel_value, grouping
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,18 @@ def test_combine_keeps_what_all_sources_agree_on() -> None:
     assert combine([NumStyle.of("12%"), NumStyle.of("4")]).percent is False
     assert combine([NumStyle.of("(12)"), NumStyle.of("4")]).parens is True
     assert combine([]) == NumStyle()
+
+
+def test_a_table_shows_grouping_when_its_sources_do_not() -> None:
+    """Sources under 1,000 do not show whether thousands are grouped: the table's other numbers do."""
+    assert grouping(["(520)", "1,210", "2019", "x"]) is True
+    assert grouping(["(520)", "1210"]) is False
+    assert grouping(["(520)", "2019", "2020", "n/a"]) is None  # a year is not a grouped number
+    sources = [NumStyle.of("(520)"), NumStyle.of("(935)")]
+    assert NumStyle.of("(520)").thousands is None
+    assert [combine(sources, t).render(-1455) for t in (True, False, None)] == ["(1,455)", "(1455)", "(1455)"]
+    assert combine([NumStyle.of("1200")], True).thousands is False  # a source that shows it decides
+    assert combine([], True).thousands is True
 
 
 def test_decimals_follow_sources_and_magnitude() -> None:

@@ -395,6 +395,13 @@ def test_count_and_computed_formatting() -> None:
     assert ops.parse("(7.8)") == ops.Num(-7.8, 1, False, NumStyle(1, None, False, None, False, True))
 
 
+def test_a_sum_of_small_cells_is_grouped_as_the_table_groups_thousands() -> None:
+    cash = Table(text=[["", "2021", "2020", "2019"], ["Net income", "1,210", "980", "(120)"],
+                       ["Capital expenditures", "(520)", "(480)", "(455)"]])
+    plan, _ = run(cash, "What were total capital expenditures from 2019 to 2021?")
+    assert (plan.operation, plan.answer) == ("sum", ["(1,455)"])
+
+
 def test_computed_values_keep_the_sources_format() -> None:
     usd = [ops.parse("$31,000"), ops.parse("$56,000")]
     total = ops.compute("sum", usd)

@@ -26,6 +26,7 @@ from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
+from celltrace.shared.numstyle import grouping
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -289,7 +290,7 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None
     if op in ("diff", "growth") and all(n.value < 0 for n in nums) and names_a_size([*chosen, fixed]):
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
-    computed = ops.compute(op, nums)
+    computed = ops.compute(op, nums, grouping(n.text for n in g.h.data_nodes()))
     if computed is None:
         return None
     cov = g.coverage(*chosen, fixed)

@@ -454,18 +454,20 @@ KINDS: dict[str, Kind] = {
 """How each operation's result is displayed (`numstyle.decimals_for`)."""
 
 
-def compute(op: Op, nums: list[Num]) -> Computed | None:
+def compute(op: Op, nums: list[Num], table_grouping: bool | None = None) -> Computed | None:
     """Apply an arithmetic op to ordered inputs; None when the inputs do not fit the op.
 
     Arithmetic runs on the displayed numbers; the result is shown in the inputs' style (currency,
     grouping, parentheses, percent) for sums, differences, means and extremes, as a percent for
-    shares and growth rates, and as a plain number for ratios and counts.
+    shares and growth rates, and as a plain number for ratios and counts. Inputs under 1,000 do not
+    show grouping: the table's (`numstyle.grouping`) decides (`(520)` + `(935)` → `(1,455)` where
+    the table shows `1,210`).
     """
     shown = _arithmetic(op, [n.value for n in nums]) if nums else None
     if shown is None:
         return None
     kind = KINDS[op]
-    source = combine(n.style for n in nums)
+    source = combine((n.style for n in nums), table_grouping)
     dec = max(n.decimals for n in nums)
     if kind in ("additive", "mean"):
         style, value = source, percent_to_fraction(shown) if source.percent else shown
