@@ -9,9 +9,10 @@ from celltrace.server.engine.api import answer_question
 from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import Grounder, Plan
+from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import abbreviates, acronym, content_words, match_words, quantity_words
+from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import CellGraph
@@ -726,6 +727,23 @@ def test_suppressed_cells_are_never_the_answer() -> None:
     t = Table(text=[["", "rate", "number"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
     plan, g = run(t, "what was the rate in yukon?")
     assert plan.answer == ["25"] and cells(g, plan.answer_nodes) == [(1, 2)]
+
+
+def test_a_nil_dash_asked_for_is_the_answer_not_another_periods_figure() -> None:
+    """`—` in a statement: nothing that year. A value question answers it; a label question (which
+    line, which year) reads labels only, and `..` stays a suppression mark, never an answer."""
+    t = Table(text=[["", "2021", "2020"], ["Acquisitions", "(200)", "—"],
+                    ["Dividends paid", "(150)", "(140)"], ["Repurchases", "(300)", "-"]])
+    plan, g = run(t, "What were acquisitions in 2020?")
+    assert plan.answer == ["—"] and cells(g, plan.answer_nodes) == [(1, 2)]
+    plan, g = run(t, "How much were repurchases in 2020?")
+    assert plan.answer == ["-"] and cells(g, plan.answer_nodes) == [(3, 2)]
+    plan, _ = run(t, "What were dividends paid in 2020?")
+    assert plan.answer == ["(140)"]
+    graph = CellGraph(t)
+    for question, dashes in (("What were acquisitions in 2020?", 2), ("Which line was nil in 2020?", 0)):
+        ranked = ranked_cells(Grounder(question, graph, infer_headers(graph), None))
+        assert sum(value_cell(graph, r, c).text in "—-" for _, r, c in ranked) == dashes
 
 
 def test_unit_words_in_the_title_keep_their_weight() -> None:

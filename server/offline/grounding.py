@@ -31,6 +31,7 @@ from celltrace.server.offline.lines import (
     Line,
     has_value,
     is_aggregate_label,
+    is_nil,
     under_aggregate,
     value_cell,
 )
@@ -363,7 +364,10 @@ def _closing_total(path: list[Node], above: list[Node], r: int) -> list[Node]:
 
 def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
     """Candidate (row, column) intersections, best first, computed once per question; cells with no
-    value (`..`, `-`) are skipped (statistical suppression marks are never the answer).
+    value are skipped (statistical suppression marks `..`, `x` are never the answer), except a nil
+    dash (`—` in a statement: nothing that year) when the question asks a value, not a label: the
+    line and period asked show nothing, which is the answer, not a figure of another period
+    (hitab_train: no gold cell is a dash; 1 first answer, wrong, had a dash grounded best).
 
     A cell holding a number the question states as given (`how many touchdowns did he throw for
     2,794 yards`; not a year or a range) identifies its line and is not the value asked for (a
@@ -378,11 +382,12 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         stated = [m for m in _STATED_NUMBER.findall(bare) if asks and not is_year_text(m)]
         given = {n.value for n in map(ops.parse, stated) if n is not None}
         whole = "percent" in g.qtoks
+        nil = not ops.asks_label(g.qnorm)  # a nil line names no year or club: its label is no answer
         keyed = []
         for _, r in rows:
             for _, c in cols:
                 node = value_cell(g.graph, r, c)
-                if g.h.is_data(node) and has_value(node):
+                if g.h.is_data(node) and (has_value(node) or (nil and is_nil(node))):
                     num = ops.parse(node.text)
                     value = None if num is None else num.value
                     score = g.pair_score(r, c)

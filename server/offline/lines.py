@@ -38,6 +38,14 @@ def has_value(node: Node) -> bool:
     return bool(re.search(r"\w", node.text))
 
 
+def is_nil(node: Node) -> bool:
+    """The cell shows a dash alone (`—`, `-`): nil, a line with nothing in that period."""
+    return node.text.strip() in NIL_MARKS
+
+
+NIL_MARKS = frozenset(("-", "--", "–", "—", "‒", "―"))
+
+
 def is_aggregate(line: Line) -> bool:
     lab = line.label
     return lab is not None and bool(set(normalise_text(lab.text).split()) & AGGREGATE_LABEL_WORDS)
