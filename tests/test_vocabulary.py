@@ -47,6 +47,20 @@ def test_a_measures_confidence_is_the_lesser_of_its_operand_lookups() -> None:
     assert unsure.confidence < plan.confidence
 
 
+@pytest.mark.parametrize(("question", "parts"), [
+    ("What was the net income margin in 2017?",
+     ["What was the Net income in 2017?", "What was the Revenue in 2017?"]),
+    ("What were the gross margins in 2017?",
+     ["What were the Gross profit in 2017?", "What were the Revenue in 2017?"]),
+])
+def test_a_measure_said_with_words_between_or_in_the_plural_asks_its_operands(
+        question: str, parts: list[str]) -> None:
+    graph = _statement([("Revenue", "1,000", "900"), ("Gross profit", "426", "380"),
+                        ("Net income", "120", "90")])
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert (plan.operation, plan.parts) == ("measure", parts)
+
+
 def test_a_measure_the_table_already_has_is_looked_up() -> None:
     graph = _statement([
         ("Revenue", "1,000", "900"), ("Net income", "250", "200"), ("Net margin", "24.9%", "22%"),

@@ -41,6 +41,13 @@ def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line
     return None
 
 
+def _said(measure: str) -> re.Pattern[str]:
+    """The measure's words in the question, in order, up to two other words between (`net income
+    margin` says `net margin`)."""
+    words = [rf"{re.escape(w)}s?" for w in measure.split()]
+    return re.compile(r"\b" + r"(?:\W+\w+){0,2}?\W+".join(words) + r"\b", re.IGNORECASE)
+
+
 def solve_measure(g: Grounder) -> Plan | None:
     """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage; its
     `parts` ask each operand in the question's own words (`What was the gross margin in 2019?` →
@@ -65,7 +72,7 @@ def solve_measure(g: Grounder) -> Plan | None:
             continue
         plan.operation = "measure"
         plan.explanation = f"{measure} = {num} / {den}"
-        named = re.compile(rf"\b{re.escape(measure)}\b", re.IGNORECASE)
+        named = _said(measure)
         if named.search(g.q):
             plan.parts = [named.sub(ln.label.text.strip(), g.q, count=1) for ln in (top, bottom)]  # type: ignore[union-attr]
         return plan
