@@ -147,7 +147,8 @@ def _block(
 
 
 def crop(table: Table, block: Block) -> Table:
-    """The block as a table: its grid, its caption lines as the title, a sheet-address origin."""
+    """The block as a table: its grid, its caption lines as the title, the lines under it as its
+    notes, a sheet-address origin."""
     rows = range(block.r0, block.r1 + 1)
     cols = slice(block.c0, block.c1 + 1)
     assert table.values is not None
@@ -171,6 +172,7 @@ def crop(table: Table, block: Block) -> Table:
         hidden_rows=frozenset(r - block.r0 for r in table.hidden_rows if r in rows),
         hidden_cols=frozenset(c - block.c0 for c in table.hidden_cols if block.c0 <= c <= block.c1),
         warnings=list(table.warnings),
+        notes=[*table.notes, *(_line_text(table, r) for r in block.note_rows)],
     )
 
 

@@ -47,6 +47,8 @@ class Table:
     """A rectangular grid. Covered cells of a merged area hold "" / None; the anchor holds the value.
 
     `text` is what Excel displays, `values` the raw values (numbers stay numbers) for arithmetic.
+    `title` is the caption above the table, `notes` the lines under it (notes, sources, a legend of
+    quality flags: `shared.flags`).
     """
 
     text: list[list[str]]
@@ -57,6 +59,7 @@ class Table:
     hidden_rows: frozenset[int] = frozenset()
     hidden_cols: frozenset[int] = frozenset()
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         address = self.origin.address if self.origin else None

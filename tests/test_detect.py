@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from celltrace.server.cli import app, register_commands
 from celltrace.server.evaluation import harness
 from celltrace.server.evaluation.layouts import (
+    FOOTNOTE,
+    NOTE_LINES,
     Layout,
     income_statement,
     number_cell,
@@ -57,6 +59,7 @@ def test_title_blank_row_and_notes_are_cut_off_with_a_warning(tmp_path: Path) ->
     assert table.region == "Data!A3:C7"
     assert "detected the table at Data!A3:C7" in table.warnings[-1]
     assert "notes below left out" in table.warnings[-1]
+    assert table.notes == [FOOTNOTE, *NOTE_LINES]  # kept: a legend of flags among them
 
 
 def test_unit_row_is_a_unit_not_the_innermost_level_that_matters(tmp_path: Path) -> None:

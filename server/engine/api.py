@@ -24,7 +24,7 @@ from celltrace.server.engine.evidence import cell_of, evidence_cells
 from celltrace.server.engine.loop import AnswerEngine, PolicyLoop
 from celltrace.server.engine.policy import FinalAnswer
 from celltrace.server.engine.state import ReasoningState
-from celltrace.server.engine.terms import in_user_terms
+from celltrace.server.engine.terms import flag_warnings, in_user_terms
 from celltrace.server.infra.settings import Settings
 from celltrace.shared.schemas import AskResult, Engine, EngineName, Step, TraceCell
 from celltrace.shared.table import Table
@@ -133,7 +133,7 @@ def _result(
         status=final.status,
         error=final.error,
         error_code=final.error_code,
-        warnings=[*table.warnings, *(warnings or [])],
+        warnings=[*table.warnings, *(warnings or []), *flag_warnings(final, table, graph)],
         engine=engine,
         answer=answer,
         value=value,

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable
 
 from celltrace.server.engine.policy import FinalAnswer
+from celltrace.shared.a1 import sheet_address
+from celltrace.shared.flags import flagged, legend
 from celltrace.shared.graph import CellGraph, Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import parse_number_info
@@ -42,8 +44,27 @@ def in_user_terms(
     text = final.answer[0].strip()
     if final.value is None and len(sources) == 1 and _same_number(text, sources[0].text):
         text = sources[0].text.strip()
+    mark = flagged(text, legend(table.notes)) if len(sources) == 1 else None
+    if mark is not None and text == sources[0].text.strip():
+        text = mark.figure  # `16.5E` → `16.5`; the flag's meaning is a warning (`flag_warnings`)
     value, unit = _value_and_unit(final, table, text, nodes, sources, headers)
     return [text], value, unit
+
+
+def flag_warnings(final: FinalAnswer, table: Table, graph: CellGraph) -> list[str]:
+    """What the notes say about the quality flag of each answer cell (`'Table 3'!D7 is flagged E:
+    use with caution`) or a flag shown instead of a figure (`'Table 3'!E8 shows F: too unreliable to
+    be published`)."""
+    flags = legend(table.notes)
+    out = []
+    for node in (graph.node(i) for i in final.answer_nodes) if flags else ():
+        where = sheet_address(table.sheet, table.address(node.r0, node.c0))
+        mark = flagged(node.text, flags)
+        if mark is not None:
+            out.append(f"{where} is flagged {mark.flag}: {mark.meaning}")
+        elif node.text.strip() in flags:
+            out.append(f"{where} shows {node.text.strip()}: {flags[node.text.strip()]}")
+    return out
 
 
 def _common_unit(final: FinalAnswer, headers: HeaderModel, sources: list[Node]) -> str | None:

@@ -1,0 +1,61 @@
+"""Quality flags of statistics tables: the legend in the notes, flagged figures, the answer and warning."""
+
+from __future__ import annotations
+
+import pytest
+
+from celltrace.server.engine.api import answer_question
+from celltrace.shared.flags import Flagged, flagged, legend
+from celltrace.shared.table import Table
+
+NOTES = [
+    "E use with caution",
+    "F too unreliable to be published",
+    "x: suppressed to meet the confidentiality requirements of the Statistics Act",
+    "1. Preliminary estimates.",
+    "Source: Statistics Canada, Labour Force Survey.",
+    "Note: figures may not add up to totals because of rounding.",
+]
+
+
+def test_the_legend_is_the_notes_that_define_a_flag() -> None:
+    assert legend(NOTES) == {
+        "E": "use with caution",
+        "F": "too unreliable to be published",
+        "x": "suppressed to meet the confidentiality requirements of the Statistics Act",
+    }
+    more = ["r - revised", "* significantly different from the reference category", ".. not available"]
+    assert legend(more) == {"r": "revised", "*": "significantly different from the reference category",
+                            "..": "not available"}
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("16.5E", Flagged("16.5", "E", "use with caution")),
+    ("1,234 E", Flagged("1,234", "E", "use with caution")),
+    ("(12.0)F", Flagged("(12.0)", "F", "too unreliable to be published")),
+    ("16.5", None),
+    ("E", None),  # a flag alone is no figure
+    ("18.4 t", None),  # a unit the notes do not define
+    ("5th", None),
+    ("16.5e", None),  # flags are case-sensitive
+])
+def test_a_figure_is_flagged_only_by_a_flag_the_notes_define(text: str, found: Flagged | None) -> None:
+    assert flagged(text, legend(NOTES)) == found
+
+
+RATES = Table(
+    text=[["", "2019", "2020"], ["", "percent", ""], ["Ontario", "5.8", "9.9"],
+          ["Prince Edward Island", "9.7", "11.2E"], ["Yukon", "F", "5.6"]],
+    merges=[(1, 1, 1, 2)],
+    notes=NOTES,
+)
+
+
+def test_a_flagged_answer_is_its_figure_and_the_flag_a_warning() -> None:
+    r = answer_question(RATES, "What was the rate in Prince Edward Island in 2020?", engine="offline")
+    assert (r.answer, r.value, r.unit) == (["11.2"], 11.2, "percent")
+    assert "C4 is flagged E: use with caution" in r.warnings
+    r = answer_question(RATES, "What was the rate in Yukon in 2019?", engine="offline")
+    assert r.answer == ["F"] and "B5 shows F: too unreliable to be published" in r.warnings
+    r = answer_question(RATES, "What was the rate in Ontario in 2020?", engine="offline")
+    assert (r.answer, r.warnings) == (["9.9"], [])
