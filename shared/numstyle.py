@@ -7,7 +7,7 @@ Values follow Excel: a percent style renders a fraction (`0.245` → `24.5%`), s
 
 Decimals of derived quantities (`decimals_for`) come from the sources and the magnitude, never from
 a data set: additive results keep the sources' decimals; means show one more; ratios show at least
-three significant digits; percentages at least one decimal and two significant digits.
+three significant digits; percentages one decimal, more for two significant digits.
 """
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def combine(styles: Iterable[NumStyle | None], table_grouping: bool | None = Non
 def decimals_for(kind: Kind, shown: float, source_decimals: int) -> int:
     """Decimals to show a result of `kind` whose displayed magnitude is `shown` (e.g. 3.83 for
     3.83 %): additive → the sources'; mean → one more; ratio → ≥ 3 significant digits; percent →
-    ≥ 1 decimal and ≥ 2 significant digits; count → 0. Capped at `MAX_DECIMALS`."""
+    1 decimal, more for 2 significant digits (the sources' decimals aside: $5.15 → $6.05 is a growth
+    of 17.5%); count → 0. Capped at `MAX_DECIMALS`."""
     if kind == "count":
         return 0
     if kind == "additive":
@@ -126,8 +127,8 @@ def decimals_for(kind: Kind, shown: float, source_decimals: int) -> int:
         out = max(source_decimals + 1, _significant(shown, 3))
     elif kind == "ratio":
         out = max(source_decimals, _significant(shown, 3))
-    else:
-        out = max(1, source_decimals, _significant(shown, 2))
+    else:  # a share or a growth rate is read to a tenth of a percent, whatever its sources show
+        out = max(1, _significant(shown, 2))
     return max(0, min(MAX_DECIMALS, out))
 
 

@@ -61,4 +61,5 @@ def test_decimals_follow_sources_and_magnitude() -> None:
     assert decimals_for("ratio", 0.0123, 0) == 4
     assert decimals_for("percent", 3.8283, 0) == 1
     assert decimals_for("percent", 0.0383, 0) == 3
+    assert decimals_for("percent", 17.476, 2) == 1  # a growth of $5.15 to $6.05: 17.5%, not 17.48%
     assert decimals_for("count", 3, 2) == 0
