@@ -232,12 +232,14 @@ def test_sum_of_listed_items() -> None:
 
 
 def test_a_total_over_a_span_of_years_sums_the_years_between() -> None:
-    """`total … from 2019 to 2021` sums the three year columns; `total` only after the span (`…
-    from 2015 to 2016, how many in total in 2016`) does not make it a sum."""
+    """`total … from 2019 to 2021` and `… from 2019 to 2021 in total` sum the three year columns;
+    `total` after the span that does not end the question (`… from 2015 to 2016, how many in total
+    in 2016`) does not make it a sum."""
     table = Table(text=[["", "2021", "2020", "2019"], ["Dividends paid", "(150)", "(140)", "(130)"],
                         ["Capital expenditures", "(520)", "(480)", "(455)"]])
     for question in ("What were total dividends paid from 2019 to 2021?",
-                     "How much in dividends was paid in total from 2019 to 2021?"):
+                     "How much in dividends was paid in total from 2019 to 2021?",
+                     "How much was paid in dividends from 2019 to 2021 in total?"):
         plan, g = run(table, question)
         assert (plan.operation, plan.answer) == ("sum", ["(420)"]), question
         assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2), (1, 3)]

@@ -381,11 +381,15 @@ def _without(q: str, words: tuple[str, ...]) -> str:
 
 
 def _total_over_span(q: str, chosen: list[Line]) -> bool:
-    """`total … from 2019 to 2021` (`total` before the span) naming two year lines: the sum over the
-    years between."""
+    """`total … from 2019 to 2021` (`total` before the span) or `… from 2019 to 2021 in total` (the
+    span ends the question) naming two year lines: the sum over the years between."""
     span = _PERIOD.search(q.lower())
-    return span is not None and "total" in ops.words(q[:span.start()]) and len(chosen) == 2 and all(
-        ln.label is not None and is_year_text(ln.label.text) for ln in chosen)
+    return span is not None and (
+        "total" in ops.words(q[:span.start()]) or bool(_IN_TOTAL.fullmatch(q.lower()[span.end():]))
+    ) and len(chosen) == 2 and all(ln.label is not None and is_year_text(ln.label.text) for ln in chosen)
+
+
+_IN_TOTAL = re.compile(r"\s*(?:fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\s+in\s+total\W*")
 
 
 def joined(q: str) -> bool:
