@@ -130,6 +130,14 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
     assert (plan.operation, plan.answer) == ("diff", ["25,000"])
     plan, _ = run(BALANCE_SHEET, "What was the percentage change in cash and cash equivalents in 2020?")
     assert ("growth", ["55.1%"]) in [(op, answer) for op, answer, _ in plan.considered]
+    for question in ("By what percentage did cash and cash equivalents increase in 2020?",
+                     "What was the growth rate of cash and cash equivalents in 2020?"):
+        plan, _ = run(BALANCE_SHEET, question)
+        assert (plan.operation, plan.answer) == ("growth", ["55.1%"]), question
+    plan, _ = run(BALANCE_SHEET, "What was the growth in cash and cash equivalents in 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["54,129"])
+    plan, _ = run(BALANCE_SHEET, "What was the total assets growth in 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["82,486"])
     for level in ("How much did total assets increase to in 2020?",
                   "What was the rate of long-term debt that fell with time in 2020?",
                   "What was the difference in cash and cash equivalents in 2020?"):

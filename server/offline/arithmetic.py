@@ -109,9 +109,11 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     year before beside it (same parent labels) and has no change line of its own: the best-grounded
     line of that year against the previous year's (a decrease: the previous minus the year). Only
     when the question asks the amount of the change (`how much did … increase`, `what was the
-    change in …`); `rose to` asks the level reached."""
+    change in …`, `by what percentage did … increase`, `the growth rate of …`); `rose to` asks the
+    level reached."""
     change = stems(CHANGE_LABELS)
-    if len(g.q_years) != 1 or not _CHANGE_AMOUNT.search(g.qnorm) or _TO_LEVEL.search(g.qnorm) or any(
+    asks_amount = _CHANGE_AMOUNT.search(g.qnorm) or (op == "growth" and ops.asks_growth(g.q))
+    if len(g.q_years) != 1 or not asks_amount or _TO_LEVEL.search(g.qnorm) or any(
             set(label_tokens(n.text)) & change for ln in g.rows + g.cols for n in ln.path):
         return None
     (year,) = g.q_years
@@ -139,7 +141,8 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
 
 _CHANGE_VERB = r"(?!differ)" + ASKS_CHANGE.pattern  # `the difference in X in 2020` compares groups
 _CHANGE_AMOUNT = re.compile(
-    rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}|\b(?:the|what)(?: percent(?:age)?| %)? {_CHANGE_VERB} in\b")
+    rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}"
+    rf"|\b(?:the|what)(?: [\w%-]+){{0,3}}? {_CHANGE_VERB} (?:in|of|for)\b")  # `the revenue growth in`
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
@@ -346,7 +349,7 @@ def _from_to(q: str) -> bool:
 
 
 CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise",
-                "rose", "fell", "drop", "decline", "declined", "grow")
+                "rose", "fell", "drop", "decline", "declined", "grow", "growth")
 
 
 def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str]:

@@ -62,7 +62,7 @@ DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
     "how much lower", "how much larger", "how much smaller", "how much greater", "change", "changed",
     "increase", "increased", "decrease", "decreased", "grew", "gap", "drop", "rise", "rose", "fell",
-    "grow", "decline", "declined",
+    "grow", "growth", "decline", "declined",
 )
 RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
@@ -92,10 +92,11 @@ GROWTH = re.compile(
     r"\b(?:how\s*many|what|by\s+what)\s+percent(?:age)?s?\s+(?:did|does|do|has|have|had|was|were|is)\b"
     r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
     r"|(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|decline|rise|drop)\b"
+    r"|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|increase|decrease|decline|change)\b"
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
-A to B`, `the percentage change in X from A to B` → (B − A) / A, a fraction like the other ratios
-(`percentage points` is a difference)."""
+A to B`, `the percentage change in X from A to B`, `the growth rate of X` → (B − A) / A, a fraction
+like the other ratios (`percentage points` is a difference)."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
