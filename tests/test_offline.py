@@ -134,6 +134,9 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
                      "What was the growth rate of cash and cash equivalents in 2020?"):
         plan, _ = run(BALANCE_SHEET, question)
         assert (plan.operation, plan.answer) == ("growth", ["55.1%"]), question
+    assert plan.parts == ["What was the rate of cash and cash equivalents in 2020?",
+                          "What was the rate of cash and cash equivalents in 2019?"]  # a growth rate is
+    # as sure as its two years' lookups
     plan, _ = run(BALANCE_SHEET, "What was the growth in cash and cash equivalents in 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["54,129"])
     plan, _ = run(BALANCE_SHEET, "What was the total assets growth in 2020?")

@@ -132,8 +132,9 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
         chosen = [prev, line] if op == "diff" and ops.asks_decrease(g.q) else [line, prev]
         plan = compute_plan(g, op, axis, chosen, fixed)
-        if plan is not None and op == "diff" and not ops.PERCENT_WORDING.search(g.q.lower()):
-            bare = _without(g.q, CHANGE_WORDS)
+        words = _composed_words(g, op)
+        if plan is not None and words:
+            bare = _without(g.q, words)
             plan.parts = [re.sub(rf"\b{year}\b", _line_year(ln) or year, bare) for ln in chosen]
         return plan
     return None
@@ -243,15 +244,19 @@ def _composable(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: L
     plan = compute_plan(g, op, axis, chosen, fixed)
     if plan is None or len(plan.answer_nodes) != len(chosen):
         return plan
-    if op == "diff" and _from_to(g.q) and not ops.PERCENT_WORDING.search(g.q.lower()):
-        plan.parts = span_parts(g.q, chosen, CHANGE_WORDS)
-    elif op == "growth" and _from_to(g.q):
-        plan.parts = span_parts(g.q, chosen, (*CHANGE_WORDS, "percentage", "percent", "%"))
-    elif op == "average":
-        plan.parts = span_parts(g.q, chosen, ("average", "mean"))
-    elif op == "sum":
-        plan.parts = span_parts(g.q, chosen, ("total", "sum of", "sum", "combined", "altogether"))
+    words = _composed_words(g, op)
+    if words and (op in ("average", "sum") or _from_to(g.q)):
+        plan.parts = span_parts(g.q, chosen, words)
     return plan
+
+
+def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
+    """The words that ask `op`, left out of its operand lookups; none when its result is not taken
+    as right whenever its operands are: a change worded in percent may be relative (`diff`)."""
+    if op == "diff":
+        return () if ops.PERCENT_WORDING.search(g.q.lower()) else CHANGE_WORDS
+    return {"growth": (*CHANGE_WORDS, "percentage", "percent", "%"), "average": ("average", "mean"),
+            "sum": ("total", "sum of", "sum", "combined", "altogether")}.get(op, ())
 
 
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
