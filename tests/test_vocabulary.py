@@ -17,17 +17,21 @@ def _statement(lines: list[tuple[str, str, str]]) -> CellGraph:
     return CellGraph(Table(text=cells, merges=[]))
 
 
+EXPECTED = {"percent_of": "25%", "ratio": "0.25", "diff": "(750)"}
+"""Each kind of measure on a first line of 250 and a second of (1,000) (a size shown negative)."""
+
+
 @pytest.mark.parametrize("measure", sorted(measures()))
-def test_each_derived_measure_divides_its_lines_as_a_percentage(measure: str) -> None:
-    num, den = measures()[measure]
+def test_each_derived_measure_computes_its_kind_over_its_lines(measure: str) -> None:
+    first, second, op = measures()[measure]
     graph = _statement([
         ("Operating expenses", "300", "280"),
-        (den.capitalize(), "1,000", "900"),
-        (num.capitalize(), "250", "200"),
+        (second.capitalize(), "(1,000)" if op == "diff" else "1,000", "900"),
+        (first.capitalize(), "250", "200"),
     ])
     plan = solve(f"What was the {measure} in 2017?", graph, infer_headers(graph), None)
-    assert plan.answer == ["25%"]
-    assert plan.operation == "measure"
+    assert (plan.operation, plan.answer) == ("measure", [EXPECTED[op]])
+    assert plan.parts == [f"What was the {line.capitalize()} in 2017?" for line in (first, second)]
 
 
 def test_a_measures_confidence_is_the_lesser_of_its_operand_lookups() -> None:
@@ -94,14 +98,14 @@ def test_the_measure_sides_are_two_different_lines_when_one_label_holds_both_phr
 @pytest.mark.parametrize(("side", "name"), [
     (side, name) for side, names in vocabulary()["line_names"].items() for name in names])
 def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) -> None:
-    measure, (num, den) = next((m, parts) for m, parts in sorted(measures().items()) if side in parts)
+    measure, (num, den, op) = next((m, found) for m, found in sorted(measures().items()) if side in found[:2])
     graph = _statement([
         ("Operating expenses", "300", "280"),
         ((name if den == side else den).capitalize(), "1,000", "900"),
         ((name if num == side else num).capitalize(), "250", "200"),
     ])
     plan = solve(f"What was the {measure} in 2017?", graph, infer_headers(graph), None)
-    assert (plan.operation, plan.answer) == ("measure", ["25%"])
+    assert (plan.operation, plan.answer) == ("measure", [{"diff": "-750"}.get(op, EXPECTED[op])])
 
 
 @pytest.mark.parametrize("word", vocabulary()["magnitudes"]["words"])

@@ -286,7 +286,10 @@ def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
     return bool(labels & stems(phrases))
 
 
-def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
+def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line,
+                 sizes: bool = False) -> Plan | None:
+    """`op` over the cells where the `chosen` lines cross `fixed`; `sizes`: the operands after the
+    first count by their magnitude (`Capital expenditures (520)` is 520 spent)."""
     nodes = [
         value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln) for ln in chosen
     ]
@@ -298,6 +301,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None
     if op in ("diff", "growth") and all(n.value < 0 for n in nums) and names_a_size([*chosen, fixed]):
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
+    if sizes:
+        nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
     computed = ops.compute(op, nums, grouping(n.text for n in g.h.data_nodes()))
     if computed is None:
         return None

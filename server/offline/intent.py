@@ -1,9 +1,10 @@
 """Intent: which operation the question's wording and the table's structure ask for.
 
 Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
-`top 3`) → growth, share, ratio, difference, average, sum → lists (`respectively`, `what were A
-and B`) → lookup. An operation word counts only when it is not part of the best cell's own labels or
-the title (`average age`); an average word not when a label of the table holds it (`mean`, `national
+`top 3`) → a derived measure the question names (`gross margin`, `current ratio`) → growth, share,
+ratio, difference, average, sum → lists (`respectively`, `what were A and B`) → lookup. An
+operation word counts only when it is not part of the best cell's own labels or the title
+(`average age`); an average word not when a label of the table holds it (`mean`, `national
 average`: it names that line); a difference not when the best cell already is a change (`% change`).
 Each operation returns None when its operands are not found; every plan found is a candidate, and
 the solver lets the calibrated confidence model choose among them (`solver`).
@@ -49,6 +50,7 @@ def candidates(g: Grounder) -> list[Plan]:
     if k is not None or (ops.asks_ranked_label(question) and (nth or ops.direction(question)) is not None
                          and not ops.amount_before_name(question)):
         found.append(solve_argmax(g, k or 1, nth if k is None else None))
+    found.append(solve_measure(g))  # a measure the question names (`current ratio`) is its operation
     label_vocab = _own_labels(g)
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 
@@ -73,7 +75,6 @@ def candidates(g: Grounder) -> list[Plan]:
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
     if ops.asks_several(question):
         found.append(solve_respectively(g))
-    found.append(solve_measure(g))
     lookup = compose.opposite_of_decrease(solve_lookup(g), question)
     plans: list[Plan] = []
     for plan in [*found, lookup]:

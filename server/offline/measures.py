@@ -1,31 +1,50 @@
-"""Derived measures that reports name but tables often leave out (`gross margin` = gross profit ÷
-revenue), from the `[measures]` table of `vocabulary.toml`, answered as a percentage."""
+"""Derived measures that reports name but tables often leave out, from `vocabulary.toml`: shares
+answered as a percentage (`[measures]`: `gross margin` = gross profit ÷ revenue), plain ratios
+(`[ratios]`: `current ratio`) and amounts (`[differences]`: `working capital` = current assets −
+current liabilities)."""
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from celltrace.server.offline.arithmetic import compute_plan
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.lexicon import label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate
+from celltrace.server.offline.operations import Op
 
 
-def measures() -> dict[str, tuple[str, str]]:
-    return {name: (num, den) for name, (num, den) in vocabulary()["measures"].items()}
+class Measure(NamedTuple):
+    """Two line phrases and the operation between them: `percent_of` (a share, as a percentage),
+    `ratio` or `diff` (the first minus the size of the second)."""
+
+    first: str
+    second: str
+    op: Op
 
 
-def asked_measure(g: Grounder) -> tuple[str, str, str] | None:
+KINDS: dict[str, Op] = {"measures": "percent_of", "ratios": "ratio", "differences": "diff"}
+"""The vocabulary table of each kind of measure and its operation."""
+
+
+def measures() -> dict[str, Measure]:
+    """Every derived measure of the vocabulary file by name."""
+    return {name: Measure(first, second, op) for table, op in KINDS.items()
+            for name, (first, second) in vocabulary()[table].items()}
+
+
+def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
     """The longest derived measure the question names and no table label already holds."""
     qtoks = set(label_tokens(g.q))
-    named = [(m, parts) for m, parts in measures().items() if set(label_tokens(m)) <= qtoks]
+    named = [(m, found) for m, found in measures().items() if set(label_tokens(m)) <= qtoks]
     if not named:
         return None
-    measure, (num, den) = max(named, key=lambda mp: len(label_tokens(mp[0])))
-    want = set(label_tokens(measure))
+    name, measure = max(named, key=lambda mp: len(label_tokens(mp[0])))
+    want = set(label_tokens(name))
     if any(ln.label is not None and want <= set(label_tokens(ln.label.text)) for ln in g.rows + g.cols):
         return None  # the table has the measure itself: a lookup
-    return measure, num, den
+    return name, measure
 
 
 def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
@@ -49,13 +68,13 @@ def _said(measure: str) -> re.Pattern[str]:
 
 
 def solve_measure(g: Grounder) -> Plan | None:
-    """numerator ÷ denominator on the best-grounded line of the other axis, as a percentage; its
-    `parts` ask each operand in the question's own words (`What was the gross margin in 2019?` →
-    `What was the Gross profit in 2019?`), so they are as sure of the period as the question is."""
+    """The measure's operation between its two lines on the best-grounded line of the other axis;
+    its `parts` ask each operand in the question's own words (`What was the gross margin in 2019?`
+    → `What was the Gross profit in 2019?`), so they are as sure of the period as the question is."""
     asked = asked_measure(g)
     if asked is None:
         return None
-    measure, num, den = asked
+    measure, (num, den, op) = asked
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         # the more specific side first, so that `income tax` does not take `income before income taxes`
         if len(label_tokens(num)) >= len(label_tokens(den)):
@@ -67,7 +86,7 @@ def solve_measure(g: Grounder) -> Plan | None:
         if top is None or bottom is None:
             continue
         fixed = g.best(other)[0][1]
-        plan = compute_plan(g, "percent_of", axis, [top, bottom], fixed)
+        plan = compute_plan(g, op, axis, [top, bottom], fixed, sizes=op == "diff")
         if plan is None:
             continue
         plan.operation = "measure"
