@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from celltrace.server.engine.api import answer_question
 from celltrace.server.offline.lexicon import one_typo, vocabulary
 from celltrace.server.offline.measures import measures
-from celltrace.server.offline.solver import composed, solve
+from celltrace.server.offline.solver import UNSUPPORTED, composed, solve
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
@@ -63,6 +64,25 @@ def test_a_measure_said_with_words_between_or_in_the_plural_asks_its_operands(
                         ("Net income", "120", "90")])
     plan = solve(question, graph, infer_headers(graph), None)
     assert (plan.operation, plan.parts) == ("measure", parts)
+
+
+@pytest.mark.parametrize("measure", sorted(measures()))
+def test_a_measure_whose_lines_the_table_lacks_is_never_answered_with_confidence(measure: str) -> None:
+    """Whatever line the lookup reads (`Revenue` for `free cash flow`), it is not that measure."""
+    graph = _statement([("Revenue", "1,000", "900"), ("Operating expenses", "300", "280")])
+    result = answer_question(graph.table, f"What was the {measure} in 2017?", engine="offline")
+    assert result.status == "abstained" and result.answer  # the best guess is kept
+    assert result.confidence is not None and result.confidence <= UNSUPPORTED
+    assert f"no {measure} can be computed from this table" in (result.error or "")
+
+
+def test_only_a_measure_named_outright_makes_every_answer_unsupported() -> None:
+    """`effective marginal tax rates` holds the words of `effective tax rate` but names another thing."""
+    graph = _statement([("Revenue", "1,000", "900"), ("Marginal tax rate", "30", "31")])
+    plan = solve("What was the effective marginal tax rate in 2017?", graph, infer_headers(graph), None)
+    assert (plan.answer, plan.unsupported) == (["30"], "")
+    plan = solve("What was the effective tax rate in 2017?", graph, infer_headers(graph), None)
+    assert plan.unsupported and plan.confidence <= UNSUPPORTED
 
 
 def test_a_measure_the_table_already_has_is_looked_up() -> None:

@@ -80,7 +80,8 @@ def _final(plan: Plan, threshold: float) -> FinalAnswer:
         explanation=f"{plan.operation}: {plan.explanation}",
         error=None
         if confident
-        else f"low confidence: {plan.confidence:.2f} below the abstain threshold {threshold:.2f}",
+        else f"low confidence: {plan.confidence:.2f} below the abstain threshold {threshold:.2f}"
+        + (f"; {plan.unsupported}" if plan.unsupported else ""),
         confidence=max(0.0, min(1.0, plan.confidence)),
         value=plan.computed.value if plan.computed else None,
         same_unit=plan.computed.same_unit if plan.computed else True,

@@ -122,6 +122,9 @@ class Plan:
     parts: list[str] = field(default_factory=list)
     """The operand lookups of a derived measure or of a change between two years, as questions, one
     per answer node (`solver.composed` takes the plan's confidence from theirs)."""
+    unsupported: str = ""
+    """Why no cell of the table answers what was asked (`no free cash flow can be computed from this
+    table …`); it caps the confidence (`solver.UNSUPPORTED`) and is shown with the best guess."""
 
 
 class Grounder:

@@ -27,7 +27,7 @@ from celltrace.server.offline.grounding import CHANGE_LABELS, Grounder, Plan, ra
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
-from celltrace.server.offline.measures import solve_measure
+from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import normalise_text
 
@@ -50,7 +50,8 @@ def candidates(g: Grounder) -> list[Plan]:
     if k is not None or (ops.asks_ranked_label(question) and (nth or ops.direction(question)) is not None
                          and not ops.amount_before_name(question)):
         found.append(solve_argmax(g, k or 1, nth if k is None else None))
-    found.append(solve_measure(g))  # a measure the question names (`current ratio`) is its operation
+    measure = solve_measure(g)  # a measure the question names (`current ratio`) is its operation
+    found.append(measure)
     label_vocab = _own_labels(g)
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 
@@ -80,6 +81,11 @@ def candidates(g: Grounder) -> list[Plan]:
     for plan in [*found, lookup]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
             plans.append(plan)
+    asked = asked_measure(g) if measure is None else None
+    if asked is not None and said(asked[0], between=0).search(question):  # `free cash flow` on an
+        name, (first, second, _) = asked  # income statement: no answer is it
+        for plan in plans:
+            plan.unsupported = f"no {name} can be computed from this table (it needs {first} and {second})"
     return plans or [lookup]
 
 

@@ -60,11 +60,11 @@ def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line
     return None
 
 
-def _said(measure: str) -> re.Pattern[str]:
-    """The measure's words in the question, in order, up to two other words between (`net income
-    margin` says `net margin`)."""
+def said(measure: str, between: int = 2) -> re.Pattern[str]:
+    """The measure's words in the question, in order, up to `between` other words between them
+    (`net income margin` says `net margin`)."""
     words = [rf"{re.escape(w)}s?" for w in measure.split()]
-    return re.compile(r"\b" + r"(?:\W+\w+){0,2}?\W+".join(words) + r"\b", re.IGNORECASE)
+    return re.compile(r"\b" + rf"(?:\W+\w+){{0,{between}}}?\W+".join(words) + r"\b", re.IGNORECASE)
 
 
 def solve_measure(g: Grounder) -> Plan | None:
@@ -90,8 +90,8 @@ def solve_measure(g: Grounder) -> Plan | None:
         if plan is None:
             continue
         plan.operation = "measure"
-        plan.explanation = f"{measure} = {num} / {den}"
-        named = _said(measure)
+        plan.explanation = f"{measure} = {num} {'−' if op == 'diff' else '/'} {den}"
+        named = said(measure)
         if named.search(g.q):
             plan.parts = [named.sub(ln.label.text.strip(), g.q, count=1) for ln in (top, bottom)]  # type: ignore[union-attr]
         return plan

@@ -30,6 +30,9 @@ where operations are mostly wrong, so the margin is wide and a derived measure o
 margin`, `what percent of X was Y`: the question names the operation) is never overruled."""
 EXPLICIT = frozenset({"measure", "percent_of"})
 """Operations the question names outright; `SWITCH_MARGIN` never overrules them."""
+UNSUPPORTED = 0.05
+"""The most confidence an answer gets when the question names a derived measure whose lines the
+table lacks (`free cash flow` on an income statement): whatever cell it reads is not that measure."""
 
 
 def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None,
@@ -55,6 +58,8 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     plan = candidates[chosen][0]
     plan.stats["heuristic_confidence"] = plan.confidence
     plan.confidence = round(probs[chosen], 4) if plan.answer else 0.0
+    if plan.unsupported:
+        plan.confidence = min(plan.confidence, UNSUPPORTED)
     plan.considered = [(p.operation, p.answer, round(q, 4))
                        for (p, _), q in zip(candidates, probs, strict=True)]
     return plan
