@@ -248,11 +248,11 @@ def test_a_total_over_a_span_of_years_sums_the_years_between() -> None:
     in 2016`) does not make it a sum."""
     table = Table(text=[["", "2021", "2020", "2019"], ["Dividends paid", "(150)", "(140)", "(130)"],
                         ["Capital expenditures", "(520)", "(480)", "(455)"]])
-    for question in ("What were total dividends paid from 2019 to 2021?",
-                     "How much in dividends was paid in total from 2019 to 2021?",
-                     "How much was paid in dividends from 2019 to 2021 in total?"):
-        plan, g = run(table, question)
-        assert (plan.operation, plan.answer) == ("sum", ["(420)"]), question
+    for question, total in (("What were total dividends paid from 2019 to 2021?", "(420)"),
+                            ("How much in dividends was paid in total from 2019 to 2021?", "420"),
+                            ("How much was paid in dividends from 2019 to 2021 in total?", "420")):
+        plan, g = run(table, question)  # `how much … was paid`: the outflow's size
+        assert (plan.operation, plan.answer) == ("sum", [total]), question
         assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2), (1, 3)]
     plan, _ = run(table, "Of the dividends paid from 2019 to 2021, how much was paid in total in 2020?")
     assert plan.operation != "sum"
@@ -740,6 +740,20 @@ def test_suppressed_cells_are_never_the_answer() -> None:
     t = Table(text=[["", "rate", "number"], ["yukon", "..", "25"], ["nunavut", "366", "6"]])
     plan, g = run(t, "what was the rate in yukon?")
     assert plan.answer == ["25"] and cells(g, plan.answer_nodes) == [(1, 2)]
+
+
+def test_an_outflow_asked_as_an_amount_is_its_size() -> None:
+    """`how much was spent / paid` on a line a statement shows negative: the amount that went out;
+    asked plainly (`what were dividends paid`), the figure as the statement shows it."""
+    t = Table(text=[["", "2021", "2020", "2019"], ["Dividends paid", "(150)", "(140)", "(130)"],
+                    ["Capital expenditures", "(520)", "(480)", "(455)"]])
+    for question, answer in (("How much was spent on capital expenditures in 2021?", ["520"]),
+                             ("How much did the company pay in dividends in 2020?", ["140"]),
+                             ("What were dividends paid in 2020?", ["(140)"]),
+                             ("How much was spent on dividends from 2019 to 2021 in total?", ["420"]),
+                             ("What were total dividends paid from 2019 to 2021?", ["(420)"])):
+        plan, _ = run(t, question)
+        assert plan.answer == answer, question
 
 
 def test_a_nil_dash_asked_for_is_the_answer_not_another_periods_figure() -> None:

@@ -299,7 +299,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None
     if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):
         return None
-    if op in ("diff", "growth") and all(n.value < 0 for n in nums) and names_a_size([*chosen, fixed]):
+    if all(n.value < 0 for n in nums) and (
+            (op in ("diff", "growth") and names_a_size([*chosen, fixed]))
+            or (op in ("sum", "average") and ops.asks_outflow(g.q))):  # how much was spent on …
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
     if sizes:
         nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]

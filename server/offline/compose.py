@@ -216,13 +216,16 @@ def _count_line(g: Grounder, lines: list[Line]) -> Line:
 
 
 def opposite_of_decrease(plan: Plan, question: str) -> Plan:
-    """A decrease asked as an amount (`how much did X decline`) on a negative cell: its magnitude."""
-    if plan.operation != "lookup" or len(plan.answer) != 1 or not ops.asks_decrease(question):
+    """A decrease asked as an amount (`how much did X decline`) or an outflow (`how much was spent
+    on X`: a statement shows `(150)`) on a negative cell: its magnitude."""
+    outflow = ops.asks_outflow(question)
+    if plan.operation != "lookup" or len(plan.answer) != 1 or not (outflow or ops.asks_decrease(question)):
         return plan
     num = ops.parse(plan.answer[0])
     if num is None or num.value >= 0:
         return plan
     plan.answer = [ops.magnitude(num)]
     plan.operation = "opposite"
-    plan.explanation += " (a decrease, given as a positive amount)"
+    plan.explanation += " (an outflow, given as a positive amount)" if outflow else (
+        " (a decrease, given as a positive amount)")
     return plan

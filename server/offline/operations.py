@@ -226,6 +226,15 @@ def asks_growth(question: str) -> bool:
     return bool(GROWTH.search(question.lower()))
 
 
+OUTFLOW = re.compile(r"\bhow\s+much\b.*\b(?:spen[dt]|paid|pay|used|invested|repurchased|bought)\b")
+"""`how much was spent on …`, `how much did the company pay in …`: the size of an outflow."""
+
+
+def asks_outflow(question: str) -> bool:
+    """The question asks how much went out (spent, paid, used, invested): a positive amount."""
+    return bool(OUTFLOW.search(question.lower()))
+
+
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording)."""
     return any(w in DECREASE_WORDS for w in words(question))
