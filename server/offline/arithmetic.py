@@ -360,6 +360,9 @@ def _from_to(q: str) -> bool:
     return _period(q) and ops.has_phrase(q, CHANGE_WORDS)
 
 
+_FISCAL = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
+"""`fiscal 2021`, `fiscal year 2021`, `FY 2021`: a year said as a fiscal year."""
+
 CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise",
                 "rose", "fell", "drop", "decline", "declined", "grow", "growth")
 
@@ -381,9 +384,8 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     if any(len(y) != 1 for y in years) or len({y[0] for y in years}) != len(years):
         return []
     a, b = min(y[0] for y in years), max(y[0] for y in years)
-    fiscal = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
     span = re.compile(
-        rf"(?:\b(?:from|between|for)\s+)?{fiscal}\b{a}\s*(?:to|and|through|-|–)\s*{fiscal}{b}\b",
+        rf"(?:\b(?:from|between|for)\s+)?{_FISCAL}\b{a}\s*(?:to|and|through|-|–)\s*{_FISCAL}{b}\b",
         re.IGNORECASE)
     if not span.search(q):
         return []
@@ -404,7 +406,7 @@ def _total_over_span(q: str, chosen: list[Line]) -> bool:
     ) and len(chosen) == 2 and all(ln.label is not None and is_year_text(ln.label.text) for ln in chosen)
 
 
-_IN_TOTAL = re.compile(r"\s*(?:fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\s+in\s+total\W*")
+_IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")
 
 
 def joined(q: str) -> bool:

@@ -52,14 +52,14 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     for i, (plan, _) in enumerate(candidates):
         if compose and plan.parts:
             probs[i] = composed(plan, graph, headers, retriever)
+    if candidates[0][0].unsupported:  # every candidate reads something other than what was asked
+        probs = [min(p, UNSUPPORTED) for p in probs]
     best = max(range(len(candidates)), key=lambda i: (probs[i], -i))
     switch = candidates[0][0].operation not in EXPLICIT and bool(candidates[best][0].answer)
     chosen = best if switch and probs[best] > probs[0] + SWITCH_MARGIN else 0
     plan = candidates[chosen][0]
     plan.stats["heuristic_confidence"] = plan.confidence
     plan.confidence = round(probs[chosen], 4) if plan.answer else 0.0
-    if plan.unsupported:
-        plan.confidence = min(plan.confidence, UNSUPPORTED)
     plan.considered = [(p.operation, p.answer, round(q, 4))
                        for (p, _), q in zip(candidates, probs, strict=True)]
     return plan
