@@ -231,6 +231,20 @@ def test_arithmetic_over_named_years_is_as_sure_as_its_least_sure_operand(
     assert plan.confidence > 0.5
 
 
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How much did revenue increase in 2019 compared to 2018?", "2,268"),
+    ("What was the percentage change in operating income in 2019 versus 2018?", "21.7%"),
+])
+def test_a_year_compared_to_another_is_a_span_of_two_lookups(question: str, answer: str) -> None:
+    graph = CellGraph(INCOME)
+    headers = infer_headers(graph)
+    plan = solve(question, graph, headers, None)
+    assert plan.answer == [answer] and len(plan.parts) == 2 and plan.parts[0].endswith("in 2019?")
+    operands = [solve(q, graph, headers, None) for q in plan.parts]
+    assert [o.answer_nodes for o in operands] == [[n] for n in plan.answer_nodes]
+    assert plan.confidence == pytest.approx(min(o.confidence for o in operands), abs=1e-4)
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

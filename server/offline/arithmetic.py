@@ -245,9 +245,13 @@ def _composable(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: L
     if plan is None or len(plan.answer_nodes) != len(chosen):
         return plan
     words = _composed_words(g, op)
-    if words and (op in ("average", "sum") or _from_to(g.q)):
+    if words and (op in ("average", "sum") or _from_to(g.q) or _COMPARED.search(g.q.lower())):
         plan.parts = span_parts(g.q, chosen, words)
     return plan
+
+
+_COMPARED = re.compile(r"\b(?:19|20)\d\d\b\s*,?\s*(?:compared\s+(?:to|with)|versus|vs\.?)\s")
+"""`in 2019 compared to 2018`, `2019 versus 2018`: the first year against the second."""
 
 
 def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
@@ -373,7 +377,7 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     operation's `words` (`How much did net income change from 2018 to 2019?` → `How much did net
     income in 2019?`, `… in 2018?`; `the average revenue for 2018 and 2019` → `the revenue in
     2018`, …); none unless the operands are distinct years and the question names the first and the
-    last as a span (`from A to B`, `between A and B`, `for A and B`, `A-B`).
+    last as a span (`from A to B`, `between A and B`, `for A and B`, `A-B`, `B compared to A`).
 
     `solver` takes the result as right when every operand is. On hitab_train a change between two
     years was right 8 of 19 times (the ends' lesser probability averaged 0.37); worded in percent,
@@ -384,8 +388,10 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     if any(len(y) != 1 for y in years) or len({y[0] for y in years}) != len(years):
         return []
     a, b = min(y[0] for y in years), max(y[0] for y in years)
+    either = rf"{_FISCAL}\b(?:{a}|{b})\b"
     span = re.compile(
-        rf"(?:\b(?:from|between|for)\s+)?{_FISCAL}\b{a}\s*(?:to|and|through|-|–)\s*{_FISCAL}{b}\b",
+        rf"(?:\b(?:from|between|for|in)\s+)?(?:{_FISCAL}\b{a}\s*(?:to|and|through|-|–)\s*{_FISCAL}{b}\b"
+        rf"|{either}\s*,?\s*(?:compared\s+(?:to|with)|versus|vs\.?)\s+(?:the\s+)?{either})",
         re.IGNORECASE)
     if not span.search(q):
         return []
