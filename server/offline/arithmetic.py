@@ -26,7 +26,6 @@ from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
-from celltrace.shared.numstyle import grouping
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -257,10 +256,9 @@ _COMPARED = re.compile(r"\b(?:19|20)\d\d\b\s*,?\s*(?:compared\s+(?:to|with)|vers
 def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
     """The words that ask `op`, left out of its operand lookups; none when its result is not taken
     as right whenever its operands are: a change worded in percent may be relative (`diff`)."""
-    if op == "diff":
-        return () if ops.PERCENT_WORDING.search(g.q.lower()) else CHANGE_WORDS
-    return {"growth": (*CHANGE_WORDS, "percentage", "percent", "%"), "average": ("average", "mean"),
-            "sum": ("total", "sum of", "sum", "combined", "altogether")}.get(op, ())
+    if op == "diff" and ops.PERCENT_WORDING.search(g.q.lower()):
+        return ()
+    return _ASKED_BY.get(op, ())
 
 
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
@@ -309,7 +307,7 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
     if sizes:
         nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
-    computed = ops.compute(op, nums, grouping(n.text for n in g.h.data_nodes()))
+    computed = ops.compute(op, nums, g.grouping)
     if computed is None:
         return None
     cov = g.coverage(*chosen, fixed)
@@ -369,6 +367,13 @@ _FISCAL = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
 
 CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise",
                 "rose", "fell", "drop", "decline", "declined", "grow", "growth")
+
+
+_ASKED_BY: dict[str, tuple[str, ...]] = {
+    "diff": CHANGE_WORDS, "growth": (*CHANGE_WORDS, "percentage", "percent", "%"),
+    "average": ("average", "mean"), "sum": ("total", "sum of", "sum", "combined", "altogether"),
+}
+"""The words each composable operation is asked by (`_composed_words`)."""
 
 
 def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str]:

@@ -10,6 +10,7 @@ embedding match of the innermost labels against question n-grams when lexical ev
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from celltrace.server.offline.lines import (
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import is_number_text, is_year_text
+from celltrace.shared.numstyle import grouping
 
 _AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
@@ -258,6 +260,12 @@ class Grounder:
             " ".join(words[i : i + k]) for k in (1, 2, 3) for i in range(len(words) - k + 1)
             if open_words & set(words[i : i + k])
         ))[:MAX_GRAMS]
+
+    @functools.cached_property
+    def grouping(self) -> bool | None:
+        """Whether the table shows thousands grouped (`numstyle.grouping` of its data cells), read
+        once per question for the numbers it computes."""
+        return grouping(n.text for n in self.h.data_nodes())
 
     def explained_words(self) -> set[str]:
         """Question stems some label (or text cell) of the table matches."""
