@@ -245,6 +245,64 @@ def test_a_year_compared_to_another_is_a_span_of_two_lookups(question: str, answ
     assert plan.confidence == pytest.approx(min(o.confidence for o in operands), abs=1e-4)
 
 
+MODEL = Table(text=[["", "FY2020A", "FY2021A", "FY2022E", "FY2023E"],
+                     ["Revenue", "1,200", "1,350", "1,500", "1,650"],
+                     ["% growth", "", "12.5%", "11.1%", "10.0%"],
+                     ["Net income", "110", "140", "165", "190"]])
+"""A financial model's summary: actual and estimated years, a yearly growth line."""
+
+
+@pytest.mark.parametrize(("question", "answer", "cols"), [
+    ("What was revenue in 2022?", "1,500", [3]),
+    ("How much did revenue grow from 2021 to 2023?", "300", [2, 4]),
+    ("What is the percentage growth in revenue from 2021 to 2023?", "22.2%", [2, 4]),
+    ("What was the average net income from 2021 to 2023?", "165", [2, 3, 4]),
+    ("What was revenue growth in 2022?", "11.1%", [3]),
+])
+def test_a_models_actual_and_estimated_years_are_years(question: str, answer: str, cols: list[int]) -> None:
+    """`FY2021A` and `2022E` name their year; over two years with another between them, a yearly
+    growth line has no cell for the span, so the change is computed from the levels; one year's
+    growth is still read from that line."""
+    plan, g = run(MODEL, question)
+    assert plan.answer == [answer]
+    assert sorted(c for _, c in cells(g, plan.answer_nodes)) == cols
+
+
+def test_a_change_between_years_is_read_from_a_line_that_names_the_span() -> None:
+    table = Table(text=[["", "2017", "2018", "2019", "% change 2017-19"],
+                        ["students", "100", "104", "110", "10.0"]])
+    plan, g = run(table, "How many percent did students grow between 2017 and 2019?")
+    assert (plan.answer, cells(g, plan.answer_nodes)) == (["10.0"], [(1, 4)])
+
+
+QUARTERLY = Table(
+    text=[["", "Three Months Ended", "", "Nine Months Ended", ""],
+          ["", "Sep 30, 2021", "Sep 30, 2020", "Sep 30, 2021", "Sep 30, 2020"],
+          ["Net sales", "1,250.4", "1,102.7", "3,610.2", "3,055.9"],
+          ["Net income", "124.4", "82.1", "324.5", "134.0"]],
+    merges=[(0, 1, 0, 2), (0, 3, 0, 4)],
+)
+
+
+@pytest.mark.parametrize(("question", "answer", "cols"), [
+    ("How much did net sales increase in the nine months ended September 30, 2021 compared to 2020?",
+     "554.3", [3, 4]),
+    ("How much did net sales increase in the three months ended September 30, 2021 compared to 2020?",
+     "147.7", [1, 2]),
+    ("By what percentage did net income increase in the nine months ended September 30, 2021 compared "
+     "to the same period of 2020?", "142.2%", [3, 4]),
+])
+def test_a_change_between_dates_takes_the_period_the_question_names(
+        question: str, answer: str, cols: list[int]) -> None:
+    """Two dates under `Three Months Ended` and two under `Nine Months Ended`: the pair under the
+    period the question names, composed from its two lookups."""
+    graph = CellGraph(QUARTERLY)
+    headers = infer_headers(graph)
+    plan = solve(question, graph, headers, None)
+    assert plan.answer == [answer] and len(plan.parts) == 2
+    assert sorted(c for _, c in cells(graph, plan.answer_nodes)) == cols
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

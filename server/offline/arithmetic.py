@@ -12,11 +12,11 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     CHANGE_LABELS,
-    DATED_YEAR,
     YEAR,
     Grounder,
     Plan,
     headers_for,
+    line_year,
     question_position,
     ranked_cells,
 )
@@ -30,20 +30,19 @@ from celltrace.shared.numbers import is_year_text
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
 def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
-    """Lines whose innermost label is fully mentioned, with the label's position in the question."""
-    out = []
-    seen_labels: set[str] = set()
+    """Lines whose innermost label is fully mentioned, with the label's position in the question;
+    of lines with the same label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months
+    Ended`), the best-scored one (the first on ties)."""
+    best: dict[str, Line] = {}
     for ln in lines:
         lab = ln.label
         if lab is None or g.mention(lab) < 0.99:
             continue
         key = normalise_text(lab.text)
-        pos = question_position(g, lab)
-        if key in seen_labels:
-            continue
-        seen_labels.add(key)
-        out.append((pos, ln))
-    out.sort(key=lambda x: x[0])
+        if key not in best or g.line_score(ln) > g.line_score(best[key]):
+            best[key] = ln
+    out = sorted(((question_position(g, ln.label), ln) for ln in best.values()),  # type: ignore[arg-type]
+                 key=lambda x: x[0])
     # drop labels the question says only inside a longer mentioned label ("revenue" inside "cargo
     # revenue"; not in "percentage of revenue was cost of revenue")
     keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
@@ -123,8 +122,8 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
             cell = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
             return g.h.is_data(cell)
 
-        pairs = [(ln, prev) for ln in lines if _line_year(ln) == year and holds_data(ln) for prev in lines
-                 if _line_year(prev) == str(int(year) - 1) and holds_data(prev)
+        pairs = [(ln, prev) for ln in lines if line_year(ln) == year and holds_data(ln) for prev in lines
+                 if line_year(prev) == str(int(year) - 1) and holds_data(prev)
                  and [n.id for n in prev.path[:-1]] == [n.id for n in ln.path[:-1]]]
         if not pairs:
             continue
@@ -134,7 +133,7 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         words = _composed_words(g, op)
         if plan is not None and words:
             bare = _without(g.q, words)
-            plan.parts = [re.sub(rf"\b{year}\b", _line_year(ln) or year, bare) for ln in chosen]
+            plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) for ln in chosen]
         return plan
     return None
 
@@ -144,19 +143,6 @@ _CHANGE_AMOUNT = re.compile(
     rf"\bhow (?:much|many)\b.*\b{_CHANGE_VERB}"
     rf"|\b(?:the|what)(?: [\w%-]+){{0,3}}? {_CHANGE_VERB} (?:in|of|for)\b")  # `the revenue growth in`
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
-
-
-def _line_year(line: Line) -> str | None:
-    """The year a line's own label names: a year (`2019`, `fiscal 2019`, not the span `2018-19`) or
-    a dated period (`Sep 30, 2021`)."""
-    if line.label is None:
-        return None
-    text = normalise_text(line.label.text)
-    years = YEAR.findall(text)
-    if is_year_text(text) and len(years) == 1 and not re.search(r"\d\s*[-–/]\s*\d", text):
-        return years[0]
-    dated = DATED_YEAR.match(text)
-    return dated.group(1) if dated else None
 
 
 def _over_a_span(g: Grounder, members: list[Line]) -> bool:
@@ -382,7 +368,8 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     operation's `words` (`How much did net income change from 2018 to 2019?` → `How much did net
     income in 2019?`, `… in 2018?`; `the average revenue for 2018 and 2019` → `the revenue in
     2018`, …); none unless the operands are distinct years and the question names the first and the
-    last as a span (`from A to B`, `between A and B`, `for A and B`, `A-B`, `B compared to A`).
+    last as a span (`from A to B`, `between A and B`, `for A and B`, `A-B`, `B compared to A`, `B
+    compared to the same period of A`).
 
     `solver` takes the result as right when every operand is. On hitab_train a change between two
     years was right 8 of 19 times (the ends' lesser probability averaged 0.37); worded in percent,
@@ -396,11 +383,15 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     either = rf"{_FISCAL}\b(?:{a}|{b})\b"
     span = re.compile(
         rf"(?:\b(?:from|between|for|in)\s+)?(?:{_FISCAL}\b{a}\s*(?:to|and|through|-|–)\s*{_FISCAL}{b}\b"
-        rf"|{either}\s*,?\s*(?:compared\s+(?:to|with)|versus|vs\.?)\s+(?:the\s+)?{either})",
+        rf"|{either}\s*,?\s*(?:compared\s+(?:to|with)|versus|vs\.?)\s+(?:the\s+)?{_SAME_PERIOD}{either})",
         re.IGNORECASE)
     if not span.search(q):
         return []
     return [span.sub(f"in {y[0]}", _without(q, words), count=1) for y in years]
+
+
+_SAME_PERIOD = r"(?:same\s+(?:period|quarter|months?|time)\s+(?:of|in)\s+)?"
+"""`2021 compared to the same period of 2020` (quarterly and interim statements)."""
 
 
 def _without(q: str, words: tuple[str, ...]) -> str:

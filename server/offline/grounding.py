@@ -38,7 +38,7 @@ from celltrace.server.offline.lines import (
 )
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.numbers import is_number_text, is_year_text
+from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
 
 _AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
@@ -72,9 +72,10 @@ _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATED_YEAR = re.compile(
     rf"^(?:(?:as\s+(?:of|at)|at|ended|ending)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
-    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d)$")
+    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d){YEAR_STATUS}$")
 """A period label that names one year by its date (`December 31, 2019`, `31 Dec 2019`, `Sep 2021`,
-`Fiscal 2019`, `FY2019`): a question naming the year names the label (balance sheets, filings)."""
+`Fiscal 2019`, `FY2019`, a model's `FY2021A`): a question naming the year names the label (balance
+sheets, filings, financial models)."""
 
 
 CHANGE_FIT = 0.25
@@ -142,10 +143,14 @@ class Grounder:
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
+        self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.qwords = quantity_words(self.qnorm, content_words(question))
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
+        if self.spans_years and ops.asks_growth(question):  # `the percentage growth from 2021 to
+            self.qwords = [w for w in self.qwords if w[1] != "percent"]  # 2023`: the rate is computed
+            self.qtoks = {s for _, s in self.qwords}
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
         self._match: dict[int, dict[str, float]] = {
             nid: match_words(n.text, self.qwords) for nid, n in label_nodes.items()
@@ -162,7 +167,6 @@ class Grounder:
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self.soft = self._soft_matches(list(headers.values()))
         q = self.qnorm
-        self.q_years = frozenset(YEAR.findall(q))
         asked = ops.asked_category(q)  # the answer's category: `which age group` → `age`
         self.asked_noun: str | None = next(iter(tokens(asked)), None) if asked else None
         self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
@@ -267,6 +271,23 @@ class Grounder:
         once per question for the numbers it computes."""
         return grouping(n.text for n in self.h.data_nodes())
 
+    @functools.cached_property
+    def spans_years(self) -> bool:
+        """The question names two years heading lines of the table with another year's line between
+        them (`from 2021 to 2023` over 2021, 2022, 2023) and no line beside those years gives a change
+        or names the span (`% change 2021-23`), on a table whose title does not say its figures are
+        changes: no cell of a yearly change line (`% growth`) covers the span, so a change asked
+        over it is computed from the two years' levels."""
+        if len(self.q_years) != 2 or _CHANGE_STEMS & set(label_tokens(self.graph.table.title or "")):
+            return False  # a table of changes (`annual growth rate …, 1989 to 2010`)
+        first, last = sorted(self.q_years)
+        for lines in (self.rows, self.cols):
+            years = {y for y in map(line_year, lines) if y is not None}
+            if {first, last} <= years and any(first < y < last for y in years):
+                return not any(_CHANGE_STEMS & set(label_tokens(n.text)) or self.q_years <= set(
+                    YEAR.findall(n.text)) for ln in lines for n in ln.path)
+        return False
+
     def explained_words(self) -> set[str]:
         """Question stems some label (or text cell) of the table matches."""
         return {q for m in self._match.values() for q in m}
@@ -308,7 +329,8 @@ class Grounder:
                                        and not re.search(r"\bothers?\b", self.qnorm))
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
                 _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
-            change = CHANGE_FIT * self._change_sign * bool(
+            sign = -1.0 if self.spans_years else self._change_sign
+            change = CHANGE_FIT * sign * bool(
                 _CHANGE_STEMS & {t for n in line.path for t in label_tokens(n.text)})
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year + change)
@@ -349,6 +371,19 @@ def headers_for(g: Grounder, lines: list[Line]) -> list[int]:
     return list(
         dict.fromkeys(n.id for line in lines for n in line.path if not (n.c0 == 0 and n.c1 == width))
     )
+
+
+def line_year(line: Line) -> str | None:
+    """The year a line's own label names: a year (`2019`, `fiscal 2019`, not the span `2018-19`) or
+    a dated period (`Sep 30, 2021`)."""
+    if line.label is None:
+        return None
+    text = normalise_text(line.label.text)
+    years = YEAR.findall(text)
+    if is_year_text(text) and len(years) == 1 and not re.search(r"\d\s*[-–/]\s*\d", text):
+        return years[0]
+    dated = DATED_YEAR.match(text)
+    return dated.group(1) if dated else None
 
 
 def question_position(g: Grounder, node: Node) -> int:

@@ -60,16 +60,17 @@ def candidates(g: Grounder) -> list[Plan]:
         hits = word_stems & qstems
         return bool(hits) and not hits <= label_vocab
 
-    lookup_is_percent = _lookup_is_percent(g)
+    lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
+    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years
     for op, test in (
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
         ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
-        ("diff", lambda q: not best_cell_names(g, CHANGE_LABELS) and (
+        ("diff", lambda q: not names_change and (
             (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))
-         and not _labels_hold(g, ops.AVERAGE_WORDS) and not best_cell_names(g, CHANGE_LABELS)),
+         and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q)),
     ):
         if test(question):
