@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
 from celltrace.shared.a1 import AddressError, parse_range, sheet_address, split_sheet_ref
 from celltrace.shared.numstyle import NumStyle
-from celltrace.shared.schemas import AskResult, EvidenceCell, Role
+from celltrace.shared.schemas import AskResult, EvidenceCell, Role, confidence_text
 
 RECORD_TAG = "celltrace"
 """The tag of everything celltrace highlights; `Clear(tag=RECORD_TAG)` removes it all."""
@@ -258,7 +258,8 @@ def note_text(
         "celltrace",
         f"Q: {one_line(question, _NOTE_FIELD_CHARS['question'])}",
         f"A: {one_line(answer, _NOTE_FIELD_CHARS['answer'])}",
-        f"Engine: {engine}" + (f" · confidence {confidence:.2f}" if confidence is not None else ""),
+        f"Engine: {engine}"
+        + (f" · confidence {confidence_text(confidence)}" if confidence is not None else ""),
     ]
     if why:
         lines.append(f"Why: {one_line(why, _NOTE_FIELD_CHARS['reasoning'])}")

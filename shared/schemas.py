@@ -5,6 +5,7 @@ These shapes are public contracts (CLI `--json`, HTTP routes, add-in); change th
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -149,6 +150,12 @@ class Usage(BaseModel):
     prompt_tokens: int = Field(default=0, description="Prompt tokens in total.")
     completion_tokens: int = Field(default=0, description="Completion tokens in total.")
     by_stage: dict[str, StageUsage] = Field(default_factory=dict, description="The same per LLM stage.")
+
+
+def confidence_text(confidence: float) -> str:
+    """A confidence as shown to people: two decimals rounded down, so an answer under the abstain
+    threshold never shows as reaching it (0.818 under 0.82 shows 0.81)."""
+    return f"{math.floor(confidence * 100 + 1e-9) / 100:.2f}"
 
 
 class AskResult(BaseModel):

@@ -10,7 +10,7 @@ from celltrace.server.engine.context import headers_of
 from celltrace.server.engine.policy import FinalAnswer
 from celltrace.server.engine.terms import in_user_terms
 from celltrace.shared.graph import CellGraph
-from celltrace.shared.schemas import AskResult
+from celltrace.shared.schemas import AskResult, confidence_text
 from celltrace.shared.table import Table
 
 FILING = Table(
@@ -67,6 +67,12 @@ def test_cli_shows_a_best_guess_as_such() -> None:
     assert "confidence 0.10 below 0.15" in text
     abstained = AskResult(question="q", status="abstained", engine="offline")
     assert human(abstained, FILING)[0] == "No answer (abstained)."
+
+
+def test_a_confidence_under_the_threshold_never_shows_as_reaching_it() -> None:
+    """Shown rounded down: 0.818 under the threshold 0.82 reads 0.81, not `0.82 below 0.82`."""
+    shown = [confidence_text(c) for c in (0.818, 0.82, 0.29, 0.0, 1.0)]
+    assert shown == ["0.81", "0.82", "0.29", "0.00", "1.00"]
 
 
 def test_a_unit_row_gives_the_unit_of_the_numbers_under_it() -> None:

@@ -41,7 +41,7 @@
   function metaLine(result) {
     const parts = [];
     if (result.unit) parts.push("unit: " + result.unit);
-    if (typeof result.confidence === "number") parts.push("confidence: " + Math.round(result.confidence * 100) + "%");
+    if (typeof result.confidence === "number") parts.push("confidence: " + Math.floor(result.confidence * 100 + 1e-9) + "%");
     if (result.engine) parts.push("engine: " + result.engine);
     if (result.usage) parts.push(result.usage.llm_calls + " LLM call(s)");
     if (typeof result.seconds === "number") parts.push(result.seconds.toFixed(1) + " s");

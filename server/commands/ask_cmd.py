@@ -27,7 +27,7 @@ from celltrace.server.commands.output import (
 )
 from celltrace.server.commands.render import echo, echo_json, spinner, step_lines
 from celltrace.shared.a1 import sheet_address
-from celltrace.shared.schemas import AskResult, Engine
+from celltrace.shared.schemas import AskResult, Engine, confidence_text
 from celltrace.shared.table import Table
 
 EngineOpt = Annotated[
@@ -108,7 +108,7 @@ def human(result: AskResult, table: Table) -> list[str]:
     else:
         lines = [f"Answer: {with_unit(result, ', ')}"]
     if result.confidence is not None and result.status != "failed":
-        lines[0] += f" · confidence {result.confidence:.2f}"
+        lines[0] += f" · confidence {confidence_text(result.confidence)}"
     if table.origin:
         lines.append(f"Table: {sheet_address(table.sheet, table.origin.address)}")
     if result.evidence:

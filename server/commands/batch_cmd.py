@@ -58,7 +58,7 @@ from celltrace.shared.actions import (
 )
 from celltrace.shared.errors import UserError
 from celltrace.shared.safe_text import MAX_QUESTION_CHARS, clean_question
-from celltrace.shared.schemas import AskResult, Engine
+from celltrace.shared.schemas import AskResult, Engine, confidence_text
 from celltrace.shared.table import Table
 
 Highlight = Literal["none", "last", "all"]
@@ -219,7 +219,7 @@ def batch(
             one_line(str(q), 60),
             r.status,
             one_line(answer_text(r), 40),
-            "" if r.confidence is None else f"{r.confidence:.2f}",
+            "" if r.confidence is None else confidence_text(r.confidence),
             evidence_text(r.evidence, tbl.sheet),
         )
         for (row, q), r in zip(rows, results, strict=True)

@@ -29,7 +29,7 @@ from celltrace.server.offline.grounding import Plan
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.schemas import EngineName, StepAction
+from celltrace.shared.schemas import EngineName, StepAction, confidence_text
 
 
 def node_arg(node: Node) -> list[Any]:
@@ -80,7 +80,7 @@ def _final(plan: Plan, threshold: float) -> FinalAnswer:
         explanation=f"{plan.operation}: {plan.explanation}",
         error=None
         if confident
-        else f"low confidence: {plan.confidence:.2f} below the abstain threshold {threshold:.2f}"
+        else f"low confidence: {confidence_text(plan.confidence)} below the abstain threshold {threshold:.2f}"
         + (f"; {plan.unsupported}" if plan.unsupported else ""),
         confidence=max(0.0, min(1.0, plan.confidence)),
         value=plan.computed.value if plan.computed else None,
@@ -120,7 +120,8 @@ def replay(plan: Plan, state: ReasoningState, headers: HeaderModel) -> list[Deci
     weighed = "; ".join(f"{op} → {', '.join(ans) or 'nothing'} (p={p:.2f})" for op, ans, p in plan.considered)
     decisions.append(Decision(
         thought=f"Operation {plan.operation} gives {', '.join(plan.answer) or 'no answer'} "
-        f"(confidence {plan.confidence:.2f})." + (f" Candidates weighed: {weighed}." if weighed else ""),
+        f"(confidence {confidence_text(plan.confidence)})."
+        + (f" Candidates weighed: {weighed}." if weighed else ""),
         actions=[StepAction(name="AnswerQuestion")],
     ))  # fmt: skip
     return decisions
