@@ -247,9 +247,11 @@ def test_a_year_compared_to_another_is_a_span_of_two_lookups(question: str, answ
 
 MODEL = Table(text=[["", "FY2020A", "FY2021A", "FY2022E", "FY2023E"],
                      ["Revenue", "1,200", "1,350", "1,500", "1,650"],
-                     ["% growth", "", "12.5%", "11.1%", "10.0%"],
+                     ["Revenue growth", "", "12.5%", "11.1%", "10.0%"],
+                     ["EBITDA", "240", "290", "330", "370"],
+                     ["% margin", "20.0%", "21.5%", "22.0%", "22.4%"],
                      ["Net income", "110", "140", "165", "190"]])
-"""A financial model's summary: actual and estimated years, a yearly growth line."""
+"""A financial model's summary: actual and estimated years, a yearly growth line, a margin line."""
 
 
 @pytest.mark.parametrize(("question", "answer", "cols"), [
@@ -258,11 +260,14 @@ MODEL = Table(text=[["", "FY2020A", "FY2021A", "FY2022E", "FY2023E"],
     ("What is the percentage growth in revenue from 2021 to 2023?", "22.2%", [2, 4]),
     ("What was the average net income from 2021 to 2023?", "165", [2, 3, 4]),
     ("What was revenue growth in 2022?", "11.1%", [3]),
+    ("What was the percentage growth of revenue between 2021 and 2022?", "11.1%", [3]),
+    ("What is the percentage change in EBITDA from 2020 to 2021?", "20.8%", [1, 2]),
 ])
 def test_a_models_actual_and_estimated_years_are_years(question: str, answer: str, cols: list[int]) -> None:
     """`FY2021A` and `2022E` name their year; over two years with another between them, a yearly
     growth line has no cell for the span, so the change is computed from the levels; one year's
-    growth is still read from that line."""
+    growth, or the growth from the year before, is read from that line (the later year's cell);
+    EBITDA has no growth line (`% margin` is not one): its change is computed."""
     plan, g = run(MODEL, question)
     assert plan.answer == [answer]
     assert sorted(c for _, c in cells(g, plan.answer_nodes)) == cols

@@ -148,9 +148,9 @@ class Grounder:
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
-        if self.spans_years and ops.asks_growth(question):  # `the percentage growth from 2021 to
-            self.qwords = [w for w in self.qwords if w[1] != "percent"]  # 2023`: the rate is computed
-            self.qtoks = {s for _, s in self.qwords}
+        if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
+            self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
+            self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
         self._match: dict[int, dict[str, float]] = {
             nid: match_words(n.text, self.qwords) for nid, n in label_nodes.items()
@@ -273,20 +273,30 @@ class Grounder:
 
     @functools.cached_property
     def spans_years(self) -> bool:
-        """The question names two years heading lines of the table with another year's line between
-        them (`from 2021 to 2023` over 2021, 2022, 2023) and no line beside those years gives a change
-        or names the span (`% change 2021-23`), on a table whose title does not say its figures are
-        changes: no cell of a yearly change line (`% growth`) covers the span, so a change asked
-        over it is computed from the two years' levels."""
+        """A change between the two years the question names is computed from their levels: both
+        head lines of the table, no line beside them gives a change or names the span (`% change
+        2017-19`), the title does not say the figures are changes (`annual growth rate …`), and
+        either another year's line lies between them (`from 2021 to 2023`: a yearly `% growth` line
+        has no cell for it) or no yearly change line across them is about what is asked (`percent
+        change in rate for Canada from previous year` answers `the change in the rate for Canada
+        from 2015 to 2016`)."""
         if len(self.q_years) != 2 or _CHANGE_STEMS & set(label_tokens(self.graph.table.title or "")):
-            return False  # a table of changes (`annual growth rate …, 1989 to 2010`)
+            return False
         first, last = sorted(self.q_years)
-        for lines in (self.rows, self.cols):
+        for lines, across in ((self.rows, self.cols), (self.cols, self.rows)):
             years = {y for y in map(line_year, lines) if y is not None}
-            if {first, last} <= years and any(first < y < last for y in years):
-                return not any(_CHANGE_STEMS & set(label_tokens(n.text)) or self.q_years <= set(
-                    YEAR.findall(n.text)) for ln in lines for n in ln.path)
+            if not {first, last} <= years:
+                continue
+            if any(_CHANGE_STEMS & set(label_tokens(n.text)) or self.q_years <= set(YEAR.findall(n.text))
+                   for ln in lines for n in ln.path):
+                return False
+            return any(first < y < last for y in years) or not any(map(self._asked_change, across))
         return False
+
+    def _asked_change(self, line: Line) -> bool:
+        """A line giving a change whose labels name something the question asks besides the change."""
+        toks = {t for n in line.path for t in label_tokens(n.text)}
+        return bool(toks & _CHANGE_STEMS) and bool((toks - _CHANGE_STEMS - {"percent"}) & self.qtoks)
 
     def explained_words(self) -> set[str]:
         """Question stems some label (or text cell) of the table matches."""
@@ -373,6 +383,14 @@ def headers_for(g: Grounder, lines: list[Line]) -> list[int]:
     )
 
 
+def _operation_word(word: tuple[str, str], question: str) -> bool:
+    """A question word that asks the change itself (`growth`, `increase`; `percent` of a growth
+    rate)."""
+    raw, stem = word
+    return stem in _CHANGE_STEMS or bool(ASKS_CHANGE.fullmatch(raw)) or (
+        stem == "percent" and ops.asks_growth(question))
+
+
 def line_year(line: Line) -> str | None:
     """The year a line's own label names: a year (`2019`, `fiscal 2019`, not the span `2018-19`) or
     a dated period (`Sep 30, 2021`)."""
@@ -440,8 +458,25 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
                     keyed.append(((value in given, whole and value == WHOLE, -score, r.index, c.index),
                                   (score, r, c)))
         keyed.sort(key=lambda kc: kc[0])
-        g.ranked = [cell for _, cell in keyed]
+        g.ranked = _later_year_first(g, [cell for _, cell in keyed])
     return g.ranked
+
+
+def _later_year_first(g: Grounder, ranked: list[tuple[float, Line, Line]]) -> list[tuple[float, Line, Line]]:
+    """A change between two named years read from a yearly change line (`percent change from
+    previous year`) is in the later year's line: when the best cell is the earlier year's, the later
+    year's cell of the same change line goes first."""
+    if len(g.q_years) != 2 or not ranked:
+        return ranked
+    _, row, col = ranked[0]
+    for change, year_line in ((row, col), (col, row)):
+        if line_year(year_line) == min(g.q_years) and _CHANGE_STEMS & {
+                t for n in change.path for t in label_tokens(n.text)}:
+            later = next((i for i, (_, r, c) in enumerate(ranked) if (r is change or c is change)
+                          and line_year(c if r is change else r) == max(g.q_years)), None)
+            if later is not None:
+                return [ranked[later], *ranked[:later], *ranked[later + 1:]]
+    return ranked
 
 
 _ASKS = re.compile(r"\b(?:how|what|which|who|whom|when|where)\b")
