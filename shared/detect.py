@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from celltrace.shared.flags import footnote_marks, unmarked
 from celltrace.shared.fragments import join_fragments
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
-from celltrace.shared.numbers import is_number_text
+from celltrace.shared.numbers import is_number_text, parse_number_info
 from celltrace.shared.table import Origin, Table
 
 _WORD = re.compile(r"[^\W_]+")
@@ -163,17 +164,40 @@ def crop(table: Table, block: Block) -> Table:
     if table.origin is not None:
         address = table.address(block.r0, block.c0, block.r1, block.c1)
         origin = Origin(sheet=table.origin.sheet, address=address, workbook=table.origin.workbook)
+    notes = [*table.notes, *(_line_text(table, r) for r in block.note_rows)]
+    text, values = _without_footnote_marks(
+        [table.text[r][cols] for r in rows], [table.values[r][cols] for r in rows], footnote_marks(notes))
     return Table(
-        text=[table.text[r][cols] for r in rows],
-        values=[table.values[r][cols] for r in rows],
+        text=text,
+        values=values,
         merges=merges,
         title=title or None,
         origin=origin,
         hidden_rows=frozenset(r - block.r0 for r in table.hidden_rows if r in rows),
         hidden_cols=frozenset(c - block.c0 for c in table.hidden_cols if block.c0 <= c <= block.c1),
         warnings=list(table.warnings),
-        notes=[*table.notes, *(_line_text(table, r) for r in block.note_rows)],
+        notes=notes,
     )
+
+
+def _without_footnote_marks(text: list[list[str]], values: list[list[object]], marks: frozenset[str]
+                            ) -> tuple[list[list[str]], list[list[object]]]:
+    """Labels without the footnote marks the notes define (`Ontario 2` → `Ontario`), so a question
+    naming `Ontario` names the line; a numbered series (`Level 1`, `Level 2`) keeps its numbers."""
+    if not marks:
+        return text, values
+    found = {(r, c): bare for r, row in enumerate(text) for c, t in enumerate(row)
+             if parse_number_info(t) is None and (bare := unmarked(t, marks)) != t}
+    origins: dict[str, set[str]] = {}
+    for (r, c), bare in found.items():
+        origins.setdefault(bare, set()).add(text[r][c])
+    text, values = [list(row) for row in text], [list(row) for row in values]
+    for (r, c), bare in found.items():
+        if len(origins[bare]) == 1:
+            text[r][c] = bare
+            if isinstance(values[r][c], str):
+                values[r][c] = bare
+    return text, values
 
 
 def _line_text(table: Table, r: int) -> str:

@@ -1,9 +1,15 @@
-"""Quality flags of statistics tables: a figure shown as `16.5E` where the notes under the table say
-`E use with caution` (`F too unreliable to be published`, `r revised`, `p preliminary`, `* …`).
+"""Quality flags and footnote marks of statistics tables, as the notes under the table define them.
 
-`legend(notes)` reads the flags the notes define; `flagged(text, flags)` splits a cell's text into
-the figure and its flag when the flag is one of them (a unit such as `18.4 t` is not a flag unless
-the notes define it). The answer is the figure; the flag's meaning goes to the result's warnings.
+A figure shown as `16.5E` where the notes say `E use with caution` (`F too unreliable to be
+published`, `r revised`, `p preliminary`, `* …`): `legend(notes)` reads the flags the notes define;
+`flagged(text, flags)` splits a cell's text into the figure and its flag when the flag is one of
+them (a unit such as `18.4 t` is not a flag unless the notes define it). The answer is the figure;
+the flag's meaning goes to the result's warnings.
+
+A label shown as `Ontario 2`, `Canada¹` or `Total (3)` where a note starts `2.`, `1` or `(3)`:
+`footnote_marks(notes)` reads the numbers the notes define; `unmarked(text, marks)` is the label
+without its mark (`Grade 12` keeps its number unless a note 12 exists, and `detect.crop` keeps
+numbered series such as `Level 1`, `Level 2` whole).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import dataclass
 
 from celltrace.shared.numbers import parse_number_info
 
-__all__ = ["Flagged", "flagged", "legend"]
+__all__ = ["Flagged", "flagged", "footnote_marks", "legend", "unmarked"]
 
 _LEGEND = re.compile(
     r"^\s*(?P<flag>[A-Za-z]|[*†‡§¶]|\.{2,3})(?:\s*[-–—:=]\s*|\s+)(?P<meaning>[A-Za-z][^\n]{2,})$")
@@ -47,3 +53,44 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
     if m is None or m["flag"] not in flags or parse_number_info(m["figure"]) is None:
         return None
     return Flagged(m["figure"], m["flag"], flags[m["flag"]])
+
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_NOTE_NUMBER = re.compile(r"^\s*(?:\((\d{1,2})\)|(\d{1,2})[.):]?|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))\s*[A-Za-z]")
+_MARKED = re.compile(
+    r"^(?P<label>.*?[A-Za-z)\]])\s*(?:\((?P<paren>\d{1,2}(?:\s*,\s*\d{1,2})*)\)"
+    r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")
+
+
+def footnote_marks(notes: Iterable[str]) -> frozenset[str]:
+    """The footnote numbers the notes define (`1. Excludes the territories.`, `(2) Includes …`,
+    `³ Revised`)."""
+    out = set()
+    for line in notes:
+        m = _NOTE_NUMBER.match(line)
+        if m:
+            out.add(next(g for g in m.groups() if g).translate(_SUPERSCRIPT))
+    return frozenset(out)
+
+
+def unmarked(text: str, marks: frozenset[str]) -> str:
+    """A label without the footnote marks at its end when every one is a note's number
+    (`Ontario 2`, `Canada¹`, `Total (1,3)` → `Ontario`, `Canada`, `Total`); else the text unchanged."""
+    m = _MARKED.match(text.strip()) if marks else None
+    if m is None:
+        return text
+    found = (m["paren"] or m["sup"] or m["plain"]).translate(_SUPERSCRIPT)
+    numbers = {n.strip() for n in found.split(",")}
+    last = m["label"].rsplit(None, 1)[-1].lower()
+    if m["plain"] and last in _TAKES_A_NUMBER:
+        return text  # `younger than 2`, `Level 2`: the number belongs to the label
+    return m["label"] if numbers <= marks else text
+
+
+_TAKES_A_NUMBER = frozenset((
+    "to", "than", "under", "over", "and", "or", "of", "from", "aged", "age", "ages", "level", "grade",
+    "year", "years", "model", "quintile", "quartile", "decile", "phase", "part", "group", "type", "class",
+    "division", "step", "stage", "tier", "wave", "cycle", "round", "edition", "version", "no", "number",
+    "zone", "region", "district", "ward", "unit", "week", "month", "day", "q", "quarter",
+))
+"""Words a label's own number follows (`aged 15 to 24`, `Level 2`, `Grade 12`): never a footnote."""

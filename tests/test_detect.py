@@ -127,6 +127,33 @@ def test_statement_sections_after_blank_rows_stay_in_one_table() -> None:
     assert [(b.r0, b.r1, b.caption_rows, b.note_rows) for b in blocks] == [(1, 7, (0,), (8,))]
 
 
+EMPLOYMENT = Table(text=[
+    ["Table 1  Employment by province", "", "", ""],
+    ["", "", "", ""],
+    ["Province", "2019r", "2020r", "2021p"],
+    ["Canada¹", "19,123.4", "17,993.9", "18,928.6"],
+    ["Ontario 2", "7,508.9", "7,056.3", "7,413.8"],
+    ["Quebec", "4,355.5", "4,171.3", "4,297.9"],
+    ["Level 1", "1.0", "2.0", "3.0"],
+    ["Level 2", "4.0", "5.0", "6.0"],
+    ["Younger than 2", "7.0", "8.0", "9.0"],
+    ["", "", "", ""],
+    ["1. Excludes the territories.", "", "", ""],
+    ["2. Includes Ottawa.", "", "", ""],
+    ["Source: Labour Force Survey.", "", "", ""],
+])  # fmt: skip
+
+
+def test_footnote_marks_the_notes_define_are_not_part_of_the_labels() -> None:
+    """`Canada¹` and `Ontario 2` under notes `1.` and `2.` are `Canada` and `Ontario`; a numbered
+    series (`Level 1`, `Level 2`) and a number a label needs (`Younger than 2`) stay."""
+    table = locate(EMPLOYMENT, "What was employment in Ontario in 2021?")
+    assert [row[0] for row in table.text[1:]] == [
+        "Canada", "Ontario", "Quebec", "Level 1", "Level 2", "Younger than 2"]
+    assert table.values[2][0] == "Ontario" and table.text[2][3] == "7,413.8"
+    assert table.notes[:2] == ["1. Excludes the territories.", "2. Includes Ottawa."]
+
+
 def test_number_cells_round_trip_the_displayed_text() -> None:
     assert number_cell("1,234") == (1234, "#,##0")
     assert number_cell("(7.8)") == (-7.8, "0.0;(0.0)")

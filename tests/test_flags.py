@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from celltrace.server.engine.api import answer_question
-from celltrace.shared.flags import Flagged, flagged, legend
+from celltrace.shared.flags import Flagged, flagged, footnote_marks, legend, unmarked
 from celltrace.shared.table import Table
 
 NOTES = [
@@ -59,3 +59,18 @@ def test_a_flagged_answer_is_its_figure_and_the_flag_a_warning() -> None:
     assert r.answer == ["F"] and "B5 shows F: too unreliable to be published" in r.warnings
     r = answer_question(RATES, "What was the rate in Ontario in 2020?", engine="offline")
     assert (r.answer, r.warnings) == (["9.9"], [])
+
+
+def test_footnote_marks_are_the_numbers_notes_start_with() -> None:
+    notes = ["1. Excludes the territories.", "(2) Includes Ottawa.", "³ Revised.", "Source: 2021 Census.",
+             "E use with caution"]
+    assert footnote_marks(notes) == {"1", "2", "3"}
+
+
+@pytest.mark.parametrize(("text", "bare"), [
+    ("Canada¹", "Canada"), ("Ontario 2", "Ontario"), ("Total (1,3)", "Total"), ("Canada1", "Canada"),
+    ("Quebec", "Quebec"), ("Ontario 4", "Ontario 4"),  # no note 4
+    ("Grade 2", "Grade 2"), ("aged 15 to 2", "aged 15 to 2"), ("2019", "2019"),  # the label's own number
+])
+def test_a_label_loses_only_a_mark_a_note_defines(text: str, bare: str) -> None:
+    assert unmarked(text, frozenset({"1", "2", "3"})) == bare
