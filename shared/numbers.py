@@ -48,8 +48,10 @@ _BODY_RE = re.compile(
 _PARENS_RE = re.compile(rf"(?P<c>{CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?", re.IGNORECASE)
 _FOOTNOTE_RE = re.compile(r"\s*[*†‡]+$")
 _EXPONENT_RE = re.compile("[eE]")
-YEAR_STATUS = r"(?:\s?[aefpb]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan))?"
-"""What a financial model writes after a year: actual or estimated (`FY2021A`, `2022E`, `2023 Budget`)."""
+YEAR_STATUS = (
+    r"(?:\s?[aefpbr]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan|revised|preliminary))?")
+"""What follows a year in a financial model or a statistics table: actual, estimated, forecast,
+budget, revised or preliminary (`FY2021A`, `2022E`, `2023 Budget`, `2019r`, `2021p`)."""
 _YEAR = re.compile(
     rf"^(?:fy\s*|fiscal\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{{2,4}})?{YEAR_STATUS}"
     r"(?:\s*\(\w{1,3}\))?\s*\*?$"

@@ -280,6 +280,24 @@ def test_a_change_between_years_is_read_from_a_line_that_names_the_span() -> Non
     assert (plan.answer, cells(g, plan.answer_nodes)) == (["10.0"], [(1, 4)])
 
 
+PROVINCES = Table(text=[["Province", "2019r", "2020r", "2021p"],
+                         ["Canada", "19,123.4", "17,993.9", "18,928.6"],
+                         ["Ontario", "7,508.9", "7,056.3", "7,413.8"],
+                         ["Quebec", "4,355.5", "4,171.3", "4,297.9"]])
+"""A statistics table: revised and preliminary years, the country first (no `total` in its label)."""
+
+
+@pytest.mark.parametrize(("question", "answer", "where"), [
+    ("How much did employment in Quebec change from 2019 to 2021?", "-57.6", [(3, 1), (3, 3)]),
+    ("What percentage of Canada's employment in 2021 was in Ontario?", "39.2%", [(1, 3), (2, 3)]),
+])
+def test_revised_years_and_a_whole_named_by_its_possessor(
+        question: str, answer: str, where: list[tuple[int, int]]) -> None:
+    """`2019r` and `2021p` are years; `Canada's employment` names Canada as the share's whole."""
+    plan, g = run(PROVINCES, question)
+    assert (plan.answer, cells(g, plan.answer_nodes)) == ([answer], where)
+
+
 QUARTERLY = Table(
     text=[["", "Three Months Ended", "", "Nine Months Ended", ""],
           ["", "Sep 30, 2021", "Sep 30, 2020", "Sep 30, 2021", "Sep 30, 2020"],

@@ -167,14 +167,20 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
 
 
 def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:
-    """The line the question names as the whole (`what percentage of revenue was …` → `Revenue`):
-    its label is the named phrase, a leading `total`/`all` aside; the first such line."""
+    """The line the question names as the whole (`what percentage of revenue was …` → `Revenue`;
+    `of Canada's employment` → `Canada`): its label is the named phrase or its possessor, a leading
+    `total`/`all` aside; the first such line."""
     phrase = ops.share_whole(g.qnorm)
     if phrase is None:
         return None
     bare = _TOTAL_PREFIX.sub("", normalise_text(phrase))
+    owner = _POSSESSOR.match(bare)  # `canada's employment`: the whole is Canada
+    names = {bare, owner.group(1)} if owner else {bare}
     return next((ln for ln in lines if ln.label is not None
-                 and _TOTAL_PREFIX.sub("", normalise_text(ln.label.text)) == bare), None)
+                 and _TOTAL_PREFIX.sub("", normalise_text(ln.label.text)) in names), None)
+
+
+_POSSESSOR = re.compile(r"^(.+?)'s\b")
 
 
 def _said_beside(g: Grounder, node: Node) -> bool:

@@ -225,8 +225,7 @@ class Grounder:
             return 1.0
         if acronym(text) & self.qtoks:
             return 1.0
-        dated = DATED_YEAR.match(text)
-        if dated and dated.group(1) in self.q_years:
+        if label_year(text) in self.q_years:
             return 1.0
         ltoks = label_tokens(node.text)
         own = [t for t in ltoks if t not in known]
@@ -392,11 +391,14 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
 
 
 def line_year(line: Line) -> str | None:
-    """The year a line's own label names: a year (`2019`, `fiscal 2019`, not the span `2018-19`) or
-    a dated period (`Sep 30, 2021`)."""
-    if line.label is None:
-        return None
-    text = normalise_text(line.label.text)
+    """The year a line's own label names (`label_year`)."""
+    return None if line.label is None else label_year(line.label.text)
+
+
+def label_year(text: str) -> str | None:
+    """The one year a period label names: a year (`2019`, `fiscal 2019`, `2019r`, `2022E`, not the
+    span `2018-19`) or a dated period (`Sep 30, 2021`)."""
+    text = normalise_text(text)
     years = YEAR.findall(text)
     if is_year_text(text) and len(years) == 1 and not re.search(r"\d\s*[-–/]\s*\d", text):
         return years[0]
@@ -405,11 +407,11 @@ def line_year(line: Line) -> str | None:
 
 
 def question_position(g: Grounder, node: Node) -> int:
-    """Where the question mentions a label: its text (a dated period's year), else its first token
+    """Where the question mentions a label: its text (a period label's year), else its first token
     (words × 5)."""
     text = normalise_text(node.text)
-    dated = DATED_YEAR.match(text)
-    pos = g.qnorm.find(dated.group(1) if dated and dated.group(1) in g.q_years else text)
+    year = label_year(text)
+    pos = g.qnorm.find(year if year in g.q_years else text)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
