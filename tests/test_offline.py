@@ -326,6 +326,18 @@ def test_a_change_between_dates_takes_the_period_the_question_names(
     assert sorted(c for _, c in cells(graph, plan.answer_nodes)) == cols
 
 
+SEGMENTS = Table(text=[["Segment", "Q1 2022", "Q2 2022", "Q3 2022", "Q4 2022", "FY 2022"],
+                        ["Hardware", "1,200", "1,350", "1,400", "1,600", "5,550"],
+                        ["Software", "800", "820", "900", "950", "3,470"],
+                        ["Total", "2,000", "2,170", "2,300", "2,550", "9,020"]])
+
+
+def test_a_year_said_inside_quarters_does_not_name_the_whole_year() -> None:
+    """`from Q1 2022 to Q4 2022` names two quarters; `FY 2022` is not a third operand."""
+    plan, g = run(SEGMENTS, "How much did hardware revenue grow from Q1 2022 to Q4 2022?")
+    assert (plan.answer, cells(g, plan.answer_nodes)) == (["400"], [(1, 1), (1, 4)])
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

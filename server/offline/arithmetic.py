@@ -16,6 +16,7 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     headers_for,
+    label_year,
     line_year,
     question_position,
     ranked_cells,
@@ -41,13 +42,21 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         key = normalise_text(lab.text)
         if key not in best or g.line_score(ln) > g.line_score(best[key]):
             best[key] = ln
-    out = sorted(((question_position(g, ln.label), ln) for ln in best.values()),  # type: ignore[arg-type]
-                 key=lambda x: x[0])
+    periods = [normalise_text(k) for k in best if label_year(k) is None]
+    out = sorted(((question_position(g, ln.label), ln) for k, ln in best.items()  # type: ignore[arg-type]
+                  if not _within_a_period(k, periods)), key=lambda x: x[0])
     # drop labels the question says only inside a longer mentioned label ("revenue" inside "cargo
     # revenue"; not in "percentage of revenue was cost of revenue")
     keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
     return [x for x, k in zip(out, keys, strict=True)
             if not compose.said_only_inside(g.qnorm, k, [o for o in keys if k != o and k in o])]
+
+
+def _within_a_period(label: str, periods: list[str]) -> bool:
+    """A year label (`FY 2022`) whose year the question says only inside shorter periods it also
+    names (`from Q1 2022 to Q4 2022`): the year is theirs, not the whole year's."""
+    year = label_year(label)
+    return year is not None and any(re.search(rf"\b{year}\b", p) for p in periods)
 
 
 def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
