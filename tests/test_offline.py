@@ -338,6 +338,18 @@ def test_a_year_said_inside_quarters_does_not_name_the_whole_year() -> None:
     assert (plan.answer, cells(g, plan.answer_nodes)) == (["400"], [(1, 1), (1, 4)])
 
 
+@pytest.mark.parametrize(("question", "answer", "row"), [
+    ("What was the total software revenue in Q1 2022 and Q2 2022?", "1,620", 2),
+    ("What was total revenue in Q1 2022 and Q2 2022 combined?", "4,170", 3),
+])
+def test_the_sums_own_word_does_not_name_the_total_line(question: str, answer: str, row: int) -> None:
+    """`the total software revenue in Q1 and Q2` sums Software; with `combined` asking the sum,
+    `total revenue` names the Total line."""
+    plan, g = run(SEGMENTS, question)
+    assert (plan.operation, plan.answer) == ("sum", [answer])
+    assert cells(g, plan.answer_nodes) == [(row, 1), (row, 2)]
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

@@ -52,6 +52,21 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
             if not compose.said_only_inside(g.qnorm, k, [o for o in keys if k != o and k in o])]
 
 
+def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
+    """The line the operands are read along: the best-grounded one, except that a total line named
+    only by the sum's own word (`the total software revenue in Q1 and Q2`) gives way to the next."""
+    ranked = [ln for _, ln in g.best(lines)]
+    if op != "sum" or set(ops.words(g.q)) & {"sum", "combined", "altogether"}:
+        return ranked[0]  # `total revenue … combined`: `total` names the line
+    words = stems(tuple(ops.SUM_WORDS))
+
+    def named(ln: Line) -> set[str]:
+        return {q for n in ln.path for q in g.matched(n)}
+
+    return next((ln for ln in ranked if named(ln) - words), ranked[0]) if (
+        is_aggregate(ranked[0]) and named(ranked[0]) <= words) else ranked[0]
+
+
 def _within_a_period(label: str, periods: list[str]) -> bool:
     """A year label (`FY 2022`) whose year the question says only inside shorter periods it also
     names (`from Q1 2022 to Q4 2022`): the year is theirs, not the whole year's."""
@@ -91,7 +106,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             continue
         if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
             chosen = _years_between(lines, *chosen)
-        plan = _composable(g, op, axis, chosen, g.best(other)[0][1])
+        plan = _composable(g, op, axis, chosen, _across(g, op, other))
         if plan is not None:
             return plan
     plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
