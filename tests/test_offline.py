@@ -350,6 +350,29 @@ def test_the_sums_own_word_does_not_name_the_total_line(question: str, answer: s
     assert cells(g, plan.answer_nodes) == [(row, 1), (row, 2)]
 
 
+MONTHLY = Table(text=[["Region", "Jan-21", "Feb-21", "Mar-21", "Apr-21"],
+                       ["North", "$12,000", "$13,500", "$12,800", "$14,100"],
+                       ["South", "$9,800", "$10,200", "$11,050", "$10,900"],
+                       ["Total", "$21,800", "$23,700", "$23,850", "$25,000"]])
+"""Month columns as Excel shows dates formatted `mmm-yy`."""
+
+
+@pytest.mark.parametrize(("question", "answer", "where"), [
+    ("What were sales in the North region in March 2021?", "$12,800", [(1, 3)]),
+    ("What were the total sales of the South region from January to April?", "$41,950",
+     [(2, 1), (2, 2), (2, 3), (2, 4)]),
+    ("What were total sales of the South region in January and February combined?", "$20,000",
+     [(2, 1), (2, 2)]),
+    ("How much did sales in the North region increase from January to April?", "$2,100", [(1, 1), (1, 4)]),
+    ("What were total sales from January to March?", "$69,350", [(3, 1), (3, 2), (3, 3)]),
+])
+def test_months_are_periods(question: str, answer: str, where: list[tuple[int, int]]) -> None:
+    """`Mar-21` is March 2021 (not any question naming 2021); a span of months runs like a span of
+    years."""
+    plan, g = run(MONTHLY, question)
+    assert (plan.answer, cells(g, plan.answer_nodes)) == ([answer], where)
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

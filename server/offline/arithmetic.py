@@ -16,6 +16,7 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     headers_for,
+    is_period_label,
     label_year,
     line_year,
     question_position,
@@ -53,11 +54,12 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
 
 
 def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
-    """The line the operands are read along: the best-grounded one, except that a total line named
-    only by the sum's own word (`the total software revenue in Q1 and Q2`) gives way to the next."""
+    """The line the operands are read along: the best-grounded one, except that for a sum a total
+    line named only by a sum word gives way to the best line the question names otherwise (`the
+    total software revenue in Q1 and Q2`: Software; `total revenue in Q1 and Q2`: Total)."""
     ranked = [ln for _, ln in g.best(lines)]
-    if op != "sum" or set(ops.words(g.q)) & {"sum", "combined", "altogether"}:
-        return ranked[0]  # `total revenue … combined`: `total` names the line
+    if op != "sum":
+        return ranked[0]
     words = stems(tuple(ops.SUM_WORDS))
 
     def named(ln: Line) -> set[str]:
@@ -358,12 +360,12 @@ def _period(q: str) -> bool:
 def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
     """Two year lines named as a period's ends → every year line from one to the other (same parent
     labels, totals left out); other lines are left as the two named."""
-    if not (a.label and b.label and is_year_text(a.label.text) and is_year_text(b.label.text)):
+    if not (a.label and b.label and is_period_label(a.label.text) and is_period_label(b.label.text)):
         return [a, b]
     lo, hi = sorted((a.index, b.index))
     parent = [n.id for n in a.path[:-1]]
     return [ln for ln in lines if lo <= ln.index <= hi and [n.id for n in ln.path[:-1]] == parent
-            and ln.label is not None and is_year_text(ln.label.text) and not is_aggregate(ln)]
+            and ln.label is not None and is_period_label(ln.label.text) and not is_aggregate(ln)]
 
 
 def _from_to(q: str) -> bool:
@@ -425,11 +427,16 @@ def _without(q: str, words: tuple[str, ...]) -> str:
 
 def _total_over_span(q: str, chosen: list[Line]) -> bool:
     """`total … from 2019 to 2021` (`total` before the span) or `… from 2019 to 2021 in total` (the
-    span ends the question) naming two year lines: the sum over the years between."""
+    span ends the question) naming two period lines: the sum over the periods between."""
+    return asks_total_over_span(q) and len(chosen) == 2 and all(
+        ln.label is not None and is_period_label(ln.label.text) for ln in chosen)
+
+
+def asks_total_over_span(q: str) -> bool:
+    """`total … from A to B` or `… from A to B in total`: a sum over a span."""
     span = _PERIOD.search(q.lower())
     return span is not None and (
-        "total" in ops.words(q[:span.start()]) or bool(_IN_TOTAL.fullmatch(q.lower()[span.end():]))
-    ) and len(chosen) == 2 and all(ln.label is not None and is_year_text(ln.label.text) for ln in chosen)
+        "total" in ops.words(q[:span.start()]) or bool(_IN_TOTAL.fullmatch(q.lower()[span.end():])))
 
 
 _IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")

@@ -144,6 +144,7 @@ class Grounder:
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
         self.q_years = frozenset(YEAR.findall(self.qnorm))
+        self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.qwords = quantity_words(self.qnorm, content_words(question))
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
@@ -225,7 +226,12 @@ class Grounder:
             return 1.0
         if acronym(text) & self.qtoks:
             return 1.0
-        if label_year(text) in self.q_years:
+        month = label_month(text)
+        if month is not None and self.q_months:  # `Mar-21` for `in March 2021`, not for `in 2021`
+            if month[0] in self.q_months and month[1] in {None, *self.q_years} | (
+                    set() if self.q_years else {month[1]}):
+                return 1.0
+        elif label_year(text) in self.q_years:
             return 1.0
         ltoks = label_tokens(node.text)
         own = [t for t in ltoks if t not in known]
@@ -404,6 +410,33 @@ def label_year(text: str) -> str | None:
         return years[0]
     dated = DATED_YEAR.match(text)
     return dated.group(1) if dated else None
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_LABEL = re.compile(
+    r"^(january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?:[\s,/-]+'?(\d{2}|(?:19|20)\d\d))?$")
+_ASKED_MONTH = re.compile(
+    r"\b(?:(january|february|march|april|june|july|august|september|october|november|december"
+    r"|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec)\b|(?:in|of|to|and|from|since|through) (may)\b"
+    r"|(may)(?= \d))")
+"""A month the question names: its name or abbreviation (`may` after `in`/`from`/… or before a number)."""
+
+
+def label_month(text: str) -> tuple[int, str | None] | None:
+    """The month (1-12) and year a month label names: `Mar-21`, `March 2021`, `Mar` (no year)."""
+    m = _MONTH_LABEL.match(normalise_text(text))
+    if m is None:
+        return None
+    year = m.group(2)
+    if year is not None and len(year) == 2:
+        year = f"20{year}"
+    return _MONTHS.index(m.group(1)[:3]) + 1, year
+
+
+def is_period_label(text: str) -> bool:
+    """A year (`2019`, `FY2021A`) or a month (`Mar-21`) label: the periods a span runs over."""
+    return is_year_text(text) or label_month(text) is not None
 
 
 def question_position(g: Grounder, node: Node) -> int:

@@ -16,6 +16,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
+    asks_total_over_span,
     best_cell_names,
     joined,
     percentages,
@@ -71,7 +72,7 @@ def candidates(g: Grounder) -> list[Plan]:
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))
          and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
-        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q)),
+        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q) or asks_total_over_span(q)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
