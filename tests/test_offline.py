@@ -373,6 +373,17 @@ def test_months_are_periods(question: str, answer: str, where: list[tuple[int, i
     assert (plan.answer, cells(g, plan.answer_nodes)) == ([answer], where)
 
 
+def test_a_span_of_months_is_as_sure_as_its_months() -> None:
+    graph = CellGraph(MONTHLY)
+    headers = infer_headers(graph)
+    plan = solve("What were the total sales of the South region from January to April?", graph, headers, None)
+    assert plan.parts == [f"What were the sales of the South region in {m}?" for m in
+                          ("January", "February", "March", "April")]
+    operands = [solve(q, graph, headers, None) for q in plan.parts]
+    assert [o.answer_nodes for o in operands] == [[n] for n in plan.answer_nodes]
+    assert plan.confidence == pytest.approx(min(o.confidence for o in operands), abs=1e-4)
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

@@ -12,11 +12,13 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     CHANGE_LABELS,
+    MONTH_NAMES,
     YEAR,
     Grounder,
     Plan,
     headers_for,
     is_period_label,
+    label_month,
     label_year,
     line_year,
     question_position,
@@ -401,6 +403,9 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     years was right 8 of 19 times (the ends' lesser probability averaged 0.37); worded in percent,
     0 of 13 (the gold was a relative change, a share of the change or a magnitude), so a change in
     percent composes only as a percentage change (`growth`)."""
+    months = [label_month(ln.label.text) if ln.label is not None else None for ln in operands]
+    if all(months):
+        return _month_parts(q, months, words)  # type: ignore[arg-type]
     years = [next((found for n in reversed(ln.path) if (found := YEAR.findall(n.text))), [])
              for ln in operands]
     if any(len(y) != 1 for y in years) or len({y[0] for y in years}) != len(years):
@@ -414,6 +419,28 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     if not span.search(q):
         return []
     return [span.sub(f"in {y[0]}", _without(q, words), count=1) for y in years]
+
+
+def _month_parts(q: str, months: list[tuple[int, str | None]], words: tuple[str, ...]) -> list[str]:
+    """`span_parts` over month lines (`from January to April` → `… in January?`, …, `… in April?`)."""
+    if len(set(months)) != len(months):
+        return []
+    first, last = min(months, key=_month_key), max(months, key=_month_key)
+
+    def said(month: int) -> str:
+        name = MONTH_NAMES[month - 1]
+        return rf"(?:{name}|{name[:3]}\.?)(?:\s*,?\s*'?\d{{2,4}})?"
+
+    span = re.compile(rf"(?:\b(?:from|between|for|in)\s+)?\b{said(first[0])}\s*(?:to|and|through|-|–)\s*"
+                      rf"{said(last[0])}(?!\w)", re.IGNORECASE)
+    if not span.search(q):
+        return []
+    return [span.sub(f"in {MONTH_NAMES[m - 1].capitalize()}" + (f" {y}" if y and y in q else ""),
+                     _without(q, words), count=1) for m, y in months]
+
+
+def _month_key(month: tuple[int, str | None]) -> tuple[str, int]:
+    return month[1] or "", month[0]
 
 
 _SAME_PERIOD = r"(?:same\s+(?:period|quarter|months?|time)\s+(?:of|in)\s+)?"

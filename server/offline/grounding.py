@@ -412,7 +412,9 @@ def label_year(text: str) -> str | None:
     return dated.group(1) if dated else None
 
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+               "october", "november", "december")
+_MONTHS = tuple(name[:3] for name in MONTH_NAMES)
 _MONTH_LABEL = re.compile(
     r"^(january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?:[\s,/-]+'?(\d{2}|(?:19|20)\d\d))?$")
