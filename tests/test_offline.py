@@ -384,6 +384,18 @@ def test_a_span_of_months_is_as_sure_as_its_months() -> None:
     assert plan.confidence == pytest.approx(min(o.confidence for o in operands), abs=1e-4)
 
 
+def test_a_ranking_leaves_out_a_member_that_is_the_sum_of_the_others() -> None:
+    """`Canada` is the total of the provinces listed (counts add up) though no label says `total`;
+    shares do not add up, so a share that happens to equal the others' sum stays a member."""
+    counts = Table(text=[["", "stores"], ["Canada", "1,000"], ["Ontario", "420"], ["Quebec", "330"],
+                         ["Alberta", "250"]])
+    plan, _ = run(counts, "Which province had the most stores?")
+    assert (plan.operation, plan.answer) == ("argmax", ["Ontario"])
+    rates = Table(text=[["", "rate"], ["economic", "2.2"], ["family", "1.2"], ["refugee", "1.0"]])
+    plan, _ = run(rates, "Which immigrant class had the highest rate?")
+    assert (plan.operation, plan.answer) == ("argmax", ["economic"])
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])
