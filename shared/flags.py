@@ -62,6 +62,11 @@ _MARKED = re.compile(
     r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")
 
 
+_MARKED_NUMBER = re.compile(
+    r"^(?P<label>.*?\d)\s*(?:\((?P<paren>\d{1,2})\)|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+))(?P<plain>)$")
+"""A number label's mark set apart (`2021 (1)`, `2021¹`), never run into it (`20211`)."""
+
+
 def footnote_marks(notes: Iterable[str]) -> frozenset[str]:
     """The footnote numbers the notes define (`1. Excludes the territories.`, `(2) Includes …`,
     `³ Revised`)."""
@@ -75,8 +80,9 @@ def footnote_marks(notes: Iterable[str]) -> frozenset[str]:
 
 def unmarked(text: str, marks: frozenset[str]) -> str:
     """A label without the footnote marks at its end when every one is a note's number
-    (`Ontario 2`, `Canada¹`, `Total (1,3)` → `Ontario`, `Canada`, `Total`); else the text unchanged."""
-    m = _MARKED.match(text.strip()) if marks else None
+    (`Ontario 2`, `Canada¹`, `Total (1,3)`, `2021 (1)` → `Ontario`, `Canada`, `Total`, `2021`); else the
+    text unchanged."""
+    m = (_MARKED.match(text.strip()) or _MARKED_NUMBER.match(text.strip())) if marks else None
     if m is None:
         return text
     found = (m["paren"] or m["sup"] or m["plain"]).translate(_SUPERSCRIPT)

@@ -396,6 +396,16 @@ def test_a_ranking_leaves_out_a_member_that_is_the_sum_of_the_others() -> None:
     assert (plan.operation, plan.answer) == ("argmax", ["economic"])
 
 
+def test_a_change_between_year_groups_whose_labels_carry_a_status() -> None:
+    """`2021p` heads a group of columns (`Men`, `Women`) like `2021` does."""
+    table = Table(text=[["", "2019", "", "2021p", ""], ["", "Men", "Women", "Men", "Women"],
+                        ["Canada", "5.9", "5.4", "7.8", "7.2"], ["Ontario", "5.8", "5.4", "8.3", "7.8"]],
+                  merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+    question = "By how many percentage points did the rate of men in Canada change from 2019 to 2021?"
+    plan, g = run(table, question)
+    assert (plan.answer, cells(g, plan.answer_nodes)) == (["1.9"], [(2, 1), (2, 3)])
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

@@ -282,7 +282,8 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
     if grounded is None:
         return None
     axis, pair, fixed = grounded
-    found = [next((int(n.text) for n in ln.path[:-1] if n.text.strip() in g.q_years), None) for ln in pair]
+    found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) in g.q_years), None)
+             for ln in pair]
     years = [y for y in found if y is not None]
     if len(years) != 2 or years[0] == years[1]:
         return None
