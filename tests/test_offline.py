@@ -406,6 +406,20 @@ def test_a_change_between_year_groups_whose_labels_carry_a_status() -> None:
     assert (plan.answer, cells(g, plan.answer_nodes)) == (["1.9"], [(2, 1), (2, 3)])
 
 
+@pytest.mark.parametrize(("table", "question", "answer", "value"), [
+    (INCOME, "What was the compound annual growth rate of revenue from 2017 to 2019?", "10.5%",
+     (24_578 / 20_145) ** 0.5 - 1),
+    (MODEL, "What is the revenue CAGR from 2020 to 2023?", "11.2%", (1_650 / 1_200) ** (1 / 3) - 1),
+])
+def test_a_compound_annual_growth_rate_runs_over_the_years_between(
+        table: Table, question: str, answer: str, value: float) -> None:
+    """CAGR = (later / earlier) ** (1 / years between) − 1, composed from the two years' lookups."""
+    graph = CellGraph(table)
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer, len(plan.parts)) == ("cagr", [answer], 2)
+    assert plan.computed is not None and plan.computed.value == pytest.approx(value)
+
+
 def test_arithmetic_over_years_the_question_does_not_name_keeps_the_models_estimate() -> None:
     plan, _ = run(INCOME, "What was the average revenue?")  # over every year shown: which span was meant
     assert (plan.operation, plan.answer, plan.parts) == ("average", ["22,344.3"], [])

@@ -95,12 +95,14 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
-        if op in ("diff", "ratio", "percent_of", "growth"):
+        if op in ("diff", "ratio", "percent_of", "growth", "cagr"):
             chosen = chosen[:2]
-            later_first = op in ("diff", "growth") and _from_to(g.q) and not (
+            later_first = op in ("diff", "growth", "cagr") and _from_to(g.q) and not (
                 op == "diff" and ops.asks_decrease(g.q))  # how much X fell from A to B: A − B
             if later_first or (op == "diff" and ops.comparison_is_less(g.q)):
                 chosen = chosen[::-1]
+            if op == "cagr":  # from the earlier year to the later, however the question orders them
+                chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":
                 if not any(is_aggregate(ln) for ln in chosen):
                     continue  # "what percent of X were Y" without a total is usually a lookup
@@ -242,7 +244,7 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
         if grounded is not None and ops.comparison_is_less(g.q):
             axis, (first, second), fixed = grounded
             grounded = (axis, [second, first], fixed)
-    elif op in ("diff", "growth") and _from_to(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
+    elif op in ("diff", "growth", "cagr") and _from_to(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
     else:
@@ -258,7 +260,7 @@ def _composable(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: L
     if plan is None or len(plan.answer_nodes) != len(chosen):
         return plan
     words = _composed_words(g, op)
-    if words and (op in ("average", "sum") or _from_to(g.q) or _COMPARED.search(g.q.lower())):
+    if words and (op in ("average", "sum", "cagr") or _from_to(g.q) or _COMPARED.search(g.q.lower())):
         plan.parts = span_parts(g.q, chosen, words)
     return plan
 
@@ -282,8 +284,8 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
     if grounded is None:
         return None
     axis, pair, fixed = grounded
-    found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) in g.q_years), None)
-             for ln in pair]
+    found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) is not None and y in g.q_years),
+                  None) for ln in pair]
     years = [y for y in found if y is not None]
     if len(years) != 2 or years[0] == years[1]:
         return None
@@ -306,7 +308,14 @@ def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
 def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line,
                  sizes: bool = False) -> Plan | None:
     """`op` over the cells where the `chosen` lines cross `fixed`; `sizes`: the operands after the
-    first count by their magnitude (`Capital expenditures (520)` is 520 spent)."""
+    first count by their magnitude (`Capital expenditures (520)` is 520 spent); a compound growth
+    rate (`chosen`: the later year's line first) runs over the years between."""
+    periods = 1
+    if op == "cagr":
+        years = [line_year(ln) for ln in chosen]
+        if len(years) != 2 or years[0] is None or years[1] is None or years[0] == years[1]:
+            return None
+        periods = abs(int(years[0]) - int(years[1]))
     nodes = [
         value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln) for ln in chosen
     ]
@@ -322,7 +331,7 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
     if sizes:
         nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
-    computed = ops.compute(op, nums, g.grouping)
+    computed = ops.compute(op, nums, g.grouping, periods)
     if computed is None:
         return None
     cov = g.coverage(*chosen, fixed)
@@ -386,6 +395,7 @@ CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decre
 
 _ASKED_BY: dict[str, tuple[str, ...]] = {
     "diff": CHANGE_WORDS, "growth": (*CHANGE_WORDS, "percentage", "percent", "%"),
+    "cagr": ("compound annual growth rate", "compounded annual growth rate", "compound growth rate", "cagr"),
     "average": ("average", "mean"), "sum": ("total", "sum of", "sum", "combined", "altogether"),
 }
 """The words each composable operation is asked by (`_composed_words`)."""

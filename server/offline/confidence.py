@@ -64,6 +64,8 @@ def family(operation: str) -> str:
         return "pair"
     if operation == "measure":
         return "ratio"
+    if operation == "cagr":
+        return "growth"
     return operation if operation in OP_FAMILIES else "none"
 
 

@@ -446,7 +446,7 @@ def question_position(g: Grounder, node: Node) -> int:
     (words × 5)."""
     text = normalise_text(node.text)
     year = label_year(text)
-    pos = g.qnorm.find(year if year in g.q_years else text)
+    pos = g.qnorm.find(year if year is not None and year in g.q_years else text)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5

@@ -64,6 +64,7 @@ def candidates(g: Grounder) -> list[Plan]:
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
     names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years
     for op, test in (
+        ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
         ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),

@@ -37,7 +37,7 @@ def _vocab(text: str) -> frozenset[str]:
 
 Op = Literal[
     "lookup", "pair", "argmax", "argmin", "max", "min", "sum", "diff", "ratio", "percent_of",
-    "growth", "average", "count",
+    "growth", "cagr", "average", "count",
 ]
 
 MORE_WORDS = _vocab(
@@ -97,6 +97,8 @@ GROWTH = re.compile(
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
 A to B`, `the percentage change in X from A to B`, `the growth rate of X` → (B − A) / A, a fraction
 like the other ratios (`percentage points` is a difference)."""
+COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:growth|rate)")
+"""A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
@@ -223,7 +225,12 @@ def asks_union(question: str) -> bool:
 
 def asks_growth(question: str) -> bool:
     """The question asks for a relative change (`how many percent did X increase …`)."""
-    return bool(GROWTH.search(question.lower()))
+    return bool(GROWTH.search(question.lower())) and not asks_compound(question)
+
+
+def asks_compound(question: str) -> bool:
+    """The question asks a compound annual growth rate (`CAGR`, `compound annual growth rate`)."""
+    return bool(COMPOUND.search(question.lower()))
 
 
 OUTFLOW = re.compile(r"\bhow\s+much\b.*\b(?:spen[dt]|paid|pay|used|invested|repurchased|bought)\b")
@@ -459,21 +466,21 @@ class Computed:
 
 KINDS: dict[str, Kind] = {
     "sum": "additive", "diff": "additive", "max": "additive", "min": "additive", "average": "mean",
-    "ratio": "ratio", "percent_of": "percent", "growth": "percent", "count": "count",
+    "ratio": "ratio", "percent_of": "percent", "growth": "percent", "cagr": "percent", "count": "count",
 }
 """How each operation's result is displayed (`numstyle.decimals_for`)."""
 
 
-def compute(op: Op, nums: list[Num], table_grouping: bool | None = None) -> Computed | None:
+def compute(op: Op, nums: list[Num], table_grouping: bool | None = None, periods: int = 1) -> Computed | None:
     """Apply an arithmetic op to ordered inputs; None when the inputs do not fit the op.
 
     Arithmetic runs on the displayed numbers; the result is shown in the inputs' style (currency,
     grouping, parentheses, percent) for sums, differences, means and extremes, as a percent for
     shares and growth rates, and as a plain number for ratios and counts. Inputs under 1,000 do not
     show grouping: the table's (`numstyle.grouping`) decides (`(520)` + `(935)` → `(1,455)` where
-    the table shows `1,210`).
+    the table shows `1,210`). `periods`: the years a compound growth rate runs over.
     """
-    shown = _arithmetic(op, [n.value for n in nums]) if nums else None
+    shown = _arithmetic(op, [n.value for n in nums], periods) if nums else None
     if shown is None:
         return None
     kind = KINDS[op]
@@ -492,7 +499,7 @@ def compute(op: Op, nums: list[Num], table_grouping: bool | None = None) -> Comp
     return Computed(value, style.render(value), style, kind in ("additive", "mean"))
 
 
-def _arithmetic(op: Op, vals: list[float]) -> float | None:
+def _arithmetic(op: Op, vals: list[float], periods: int = 1) -> float | None:
     if op == "sum":
         return sum(vals)
     if op == "diff" and len(vals) == 2:
@@ -503,6 +510,8 @@ def _arithmetic(op: Op, vals: list[float]) -> float | None:
         return vals[0] / vals[1]
     if op == "growth" and len(vals) == 2 and vals[1] != 0:
         return (vals[0] - vals[1]) / vals[1]
+    if op == "cagr" and len(vals) == 2 and vals[0] > 0 and vals[1] > 0 and periods >= 1:
+        return float((vals[0] / vals[1]) ** (1 / periods) - 1)
     if op == "max":
         return max(vals)
     if op == "min":
