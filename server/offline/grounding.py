@@ -228,8 +228,8 @@ class Grounder:
             return 1.0
         month = label_month(text)
         if month is not None and self.q_months:  # `Mar-21` for `in March 2021`, not for `in 2021`
-            if month[0] in self.q_months and month[1] in {None, *self.q_years} | (
-                    set() if self.q_years else {month[1]}):
+            year_fits = month[1] is None or not self.q_years or month[1] in self.q_years
+            if month[0] in self.q_months and year_fits:
                 return 1.0
         elif label_year(text) in self.q_years:
             return 1.0

@@ -121,7 +121,8 @@ def _measure_answer(g: Grounder, plan: Plan) -> bool:
 def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = None) -> Plan | None:
     """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
     place = nth[0] if nth else 1
-    lines = _in_asked_section(g, _group(g.rows if axis == "row" else g.cols, None))
+    every = g.rows if axis == "row" else g.cols
+    lines = _in_asked_section(g, _group(every, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     top = scored[0][0]
@@ -136,7 +137,8 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
         num = ops.parse(node.text)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
-    vals = _without_whole(vals)
+    if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
+        vals = _without_whole(vals)
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
@@ -171,7 +173,7 @@ thousands; hitab_train rankings: 0.01 also took rates and near-sums, +2 −3; co
 def _without_whole(vals: list[tuple[float, Node, Node]]) -> list[tuple[float, Node, Node]]:
     """The members less one that is the sum of all the others (a total without the word: `Canada`
     over every province): a ranking compares the parts, never the whole. Only counts (whole
-    numbers) add up; rates and percentages do not."""
+    numbers) add up; rates and percentages do not. Asked only of a table with no total line."""
     if len(vals) < 3 or any(v < 0 or v != int(v) for v, _, _ in vals):
         return vals
     top = max(vals, key=lambda v: v[0])
