@@ -56,7 +56,10 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
 
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-_NOTE_NUMBER = re.compile(r"^\s*(?:\((\d{1,2})\)|(\d{1,2})[.):]?|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))\s*[A-Za-z]")
+_NOTE_NUMBER = re.compile(
+    r"^\s*(?:\((\d{1,2})\)|(\d{1,2})[.):]|(\d{1,2})(?=\s+[A-Z])|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))\s*[A-Za-z]")
+"""A note defining a footnote: `1. Excludes …`, `(2) Includes …`, `3 Revised …`, `⁴ …` (a sentence
+that opens with a number, `1 in 5 Canadians …`, defines none)."""
 _MARKED = re.compile(
     r"^(?P<label>.*?[A-Za-z)\]])\s*(?:\((?P<paren>\d{1,2}(?:\s*,\s*\d{1,2})*)\)"
     r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")

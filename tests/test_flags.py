@@ -62,9 +62,9 @@ def test_a_flagged_answer_is_its_figure_and_the_flag_a_warning() -> None:
 
 
 def test_footnote_marks_are_the_numbers_notes_start_with() -> None:
-    notes = ["1. Excludes the territories.", "(2) Includes Ottawa.", "³ Revised.", "Source: 2021 Census.",
-             "E use with caution"]
-    assert footnote_marks(notes) == {"1", "2", "3"}
+    notes = ["1. Excludes the territories.", "(2) Includes Ottawa.", "³ Revised.", "4 Preliminary.",
+             "Source: 2021 Census.", "E use with caution", "5 in 6 respondents answered online."]
+    assert footnote_marks(notes) == {"1", "2", "3", "4"}
 
 
 @pytest.mark.parametrize(("text", "bare"), [
