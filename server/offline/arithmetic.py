@@ -45,7 +45,7 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         key = normalise_text(lab.text)
         if key not in best or g.line_score(ln) > g.line_score(best[key]):
             best[key] = ln
-    periods = [normalise_text(k) for k in best if label_year(k) is None]
+    periods = [k for k in best if label_year(k) is None]
     out = sorted(((question_position(g, ln.label), ln) for k, ln in best.items()  # type: ignore[arg-type]
                   if not _within_a_period(k, periods)), key=lambda x: x[0])
     # drop labels the question says only inside a longer mentioned label ("revenue" inside "cargo

@@ -292,16 +292,15 @@ class Grounder:
             years = {y for y in map(line_year, lines) if y is not None}
             if not {first, last} <= years:
                 continue
-            if any(_CHANGE_STEMS & set(label_tokens(n.text)) or self.q_years <= set(YEAR.findall(n.text))
-                   for ln in lines for n in ln.path):
+            if any(gives_change(ln) or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path)
+                   for ln in lines):
                 return False
             return any(first < y < last for y in years) or not any(map(self._asked_change, across))
         return False
 
     def _asked_change(self, line: Line) -> bool:
         """A line giving a change whose labels name something the question asks besides the change."""
-        toks = {t for n in line.path for t in label_tokens(n.text)}
-        return bool(toks & _CHANGE_STEMS) and bool((toks - _CHANGE_STEMS - {"percent"}) & self.qtoks)
+        return gives_change(line) and bool((_path_tokens(line) - _CHANGE_STEMS - {"percent"}) & self.qtoks)
 
     def explained_words(self) -> set[str]:
         """Question stems some label (or text cell) of the table matches."""
@@ -345,8 +344,7 @@ class Grounder:
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
                 _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
             sign = -1.0 if self.spans_years else self._change_sign
-            change = CHANGE_FIT * sign * bool(
-                _CHANGE_STEMS & {t for n in line.path for t in label_tokens(n.text)})
+            change = CHANGE_FIT * sign * gives_change(line)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year + change)
         return bonus
@@ -388,6 +386,15 @@ def headers_for(g: Grounder, lines: list[Line]) -> list[int]:
     )
 
 
+def _path_tokens(line: Line) -> set[str]:
+    return {t for n in line.path for t in label_tokens(n.text)}
+
+
+def gives_change(line: Line) -> bool:
+    """The line's labels say it gives a change (`% change`, `growth rate`, `difference`)."""
+    return bool(_CHANGE_STEMS & _path_tokens(line))
+
+
 def _operation_word(word: tuple[str, str], question: str) -> bool:
     """A question word that asks the change itself (`growth`, `increase`; `percent` of a growth
     rate)."""
@@ -415,13 +422,12 @@ def label_year(text: str) -> str | None:
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                "october", "november", "december")
 _MONTHS = tuple(name[:3] for name in MONTH_NAMES)
-_MONTH_LABEL = re.compile(
-    r"^(january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?:[\s,/-]+'?(\d{2}|(?:19|20)\d\d))?$")
+_MONTH_WORDS = (*MONTH_NAMES, "sept", *(m for m in _MONTHS if m != "may"))
+"""A month's name or abbreviation (`march`, `mar`, `sept`)."""
+_MONTH_LABEL = re.compile(rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d))?$")
 _ASKED_MONTH = re.compile(
-    r"\b(?:(january|february|march|april|june|july|august|september|october|november|december"
-    r"|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec)\b|(?:in|of|to|and|from|since|through) (may)\b"
-    r"|(may)(?= \d))")
+    rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
+    r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")
 """A month the question names: its name or abbreviation (`may` after `in`/`from`/… or before a number)."""
 
 
@@ -507,8 +513,7 @@ def _later_year_first(g: Grounder, ranked: list[tuple[float, Line, Line]]) -> li
         return ranked
     _, row, col = ranked[0]
     for change, year_line in ((row, col), (col, row)):
-        if line_year(year_line) == min(g.q_years) and _CHANGE_STEMS & {
-                t for n in change.path for t in label_tokens(n.text)}:
+        if line_year(year_line) == min(g.q_years) and gives_change(change):
             later = next((i for i, (_, r, c) in enumerate(ranked) if (r is change or c is change)
                           and line_year(c if r is change else r) == max(g.q_years)), None)
             if later is not None:
