@@ -183,6 +183,38 @@ def test_eval_via_xlsx_answers_from_the_whole_sheet(tmp_path: Path) -> None:
     assert all("_xlsx" not in r for r in rows)
 
 
+def test_eval_finds_the_table_in_a_record_grid_that_is_a_whole_sheet(tmp_path: Path) -> None:
+    """A record's grid may be a sheet as people keep it: the same detection as for a workbook, the
+    evidence scored in the record's own grid."""
+    sheet = [
+        ["Table 3 Farms by type, census years", "", ""],
+        ["", "", ""],
+        *FARMS.text[:2],
+        ["", "", ""],  # a blank row inside the table
+        *FARMS.text[2:],
+        ["", "", ""],
+        ["Source: Census of Agriculture.", "", ""],
+        ["", "", ""],
+        ["Table 4 Median wages by occupation and sex", "", ""],
+        *WAGES.text,
+    ]
+    records = [
+        {"id": f"r{i}", "dataset": "hitab", "question": q, "answers": [a], "answer_cells": [cell],
+         "table": {"title": None, "cells": sheet, "merges": []}}
+        for i, (q, a, cell) in enumerate([
+            ("what percent of farms were grain farms in 2011?", "28.7", [6, 2]),
+            ("what were the median wages of women nurses?", "68,200", [13, 2]),
+        ])
+    ]  # fmt: skip
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    summary = harness.evaluate(data, "offline", out=out)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary["em_best_guess"] == 100.0 and summary["evidence_recall"] == 1.0
+    assert [r["prediction"]["region"] for r in sorted(rows, key=lambda r: r["id"])] == ["A3:C8", "A13:C15"]
+
+
 def test_ask_json_reports_region_and_reader_warnings(tmp_path: Path) -> None:
     register_commands()
     path = tmp_path / "book.xlsx"

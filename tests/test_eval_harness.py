@@ -38,7 +38,8 @@ def _fake_answer(table: Any, question: str, engine: str, longform: bool) -> dict
         raise RuntimeError("engine exploded")
     for r, row in enumerate(table.text):
         if row[0] and row[0] in question:
-            ev = EvidenceCell(sheet="", address="B2", rows=[r], cols=[1], text=row[1], role="answer")
+            address = table.address(r, 1)
+            ev = EvidenceCell(sheet="", address=address, rows=[r], cols=[1], text=row[1], role="answer")
             return AskResult(
                 question=question, status="answered", engine="llm", answer=[row[1]], evidence=[ev]
             ).model_dump()

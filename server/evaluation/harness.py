@@ -2,7 +2,8 @@
 
 A record is answered from `table.cells`, `table.merges`, `table.title` and `question` alone; the
 annotations (`answers`, `answer_cells`, `header_cells`, `header_rows/cols`, `aggregation`, `meta`,
-`long_answer`) are read only after the answer exists, for scoring. Every record yields exactly one
+`long_answer`) are read only after the answer exists, for scoring. The grid is treated as a sheet's
+used range: the table the question is about is found in it (`detect.locate`). Every record yields exactly one
 output row; a broken record or an engine crash becomes a `failed` row, never an aborted run.
 Records with a `long_answer` and no short `answers` (FeTaQA, QTSumm) go to the long-form engine.
 """
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from celltrace.server.infra.settings import Settings
 from celltrace.shared.detect import locate
 from celltrace.shared.errors import UserError
 from celltrace.shared.schemas import AskResult, Engine, EngineName
-from celltrace.shared.table import Table
+from celltrace.shared.table import Origin, Table
 from celltrace.shared.xlsx_read import read_table
 
 XLSX_KEY = "_xlsx"
@@ -118,14 +120,28 @@ def answer_line(line_no: int, line: str, engine: Engine) -> dict[str, Any]:
             raise ValueError("the line is not a JSON object")
         table = Table.from_record({"table": record.get("table") or {}})
         workbook = record.get(XLSX_KEY)
+        placement: Placement | None
         if workbook is not None:  # --via-xlsx: the whole sheet of the real-layout workbook
-            table = locate(read_table(workbook["path"]), question)
+            table, placement = locate(read_table(workbook["path"]), question), Placement(
+                tuple(workbook["rows"]), workbook["left"])
+        else:  # a record's grid may be a whole sheet too (a title, blank rows, notes, two tables)
+            table, placement = _located(table, question)
         prediction = _answer(table, question, engine, longform=is_longform(record))
-        if workbook is not None:
-            prediction = map_evidence(prediction, Placement(tuple(workbook["rows"]), workbook["left"]))
+        if placement is not None:
+            prediction = map_evidence(prediction, placement)
     except Exception as exc:  # per-record isolation: any failure is this record's failure
         prediction = _failed_prediction(question, engine, f"{type(exc).__name__}: {exc}")
     return _row(line_no, record, prediction)
+
+
+def _located(table: Table, question: str) -> tuple[Table, Placement | None]:
+    """The table block of a record's grid the question is about (`detect.locate`, as for a sheet:
+    a grid may hold a title, blank rows, a unit row, notes, two tables), with the placement that
+    maps its evidence addresses back to grid rows and columns."""
+    if not table.n_rows or not table.n_cols:
+        return table, None
+    whole = Origin(sheet="", address=table.address(0, 0, table.n_rows - 1, table.n_cols - 1))
+    return locate(replace(table, origin=whole), question), Placement(tuple(range(1, table.n_rows + 1)), 1)
 
 
 def _answer(table: Table, question: str, engine: Engine, longform: bool) -> dict[str, Any]:
