@@ -5,7 +5,8 @@ blank separator rows, notes and sources under it, sometimes a second table furth
 range is cut into runs of non-blank rows; within and across runs:
 
 * a *line* row holds one label starting in the first used column (a title, a caption such as
-  `(in millions)`, a note, a source);
+  `(in millions)`, a note, a source), or a note set out in two cells, its mark and its text
+  (`5` | `Estimates are based on …`, `..` | `not available …`);
 * a run of label rows with no figures (a header row split off by a blank row) joins the run below
   it, so a header band may contain blank rows;
 * a run whose first grid row is not a header row (it holds figures) continues the table above it
@@ -98,10 +99,23 @@ def _row(graph: CellGraph, r: int) -> tuple[str, tuple[int, int] | None]:
     if not cells:
         return "blank", None
     span = (min(n.c0 for n in cells), max(n.c1 for n in cells))
-    if len(cells) == 1 and cells[0].c0 == 0 and cells[0].r0 == cells[0].r1 == r:
+    if cells[0].c0 == 0 and cells[0].r0 == cells[0].r1 == r and (len(cells) == 1 or _keyed_note(cells)):
         return "line", span
     figures = any(n.c0 > 0 and _is_number(n) for n in cells)
     return ("figures" if figures else "labels"), span
+
+
+_NOTE_KEY = re.compile(r"(?:\(?\d{1,3}\)?|[A-Za-z]|\.{2,3}|[*†‡§#]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\.?")
+
+
+def _keyed_note(cells: list[Node]) -> bool:
+    """A footnote or legend entry set out in two cells, its mark and its text: a sentence (`9` |
+    `Services-producing sector.`) or four words or more (`..` | `not available for a specific
+    reference period`)."""
+    key, text = cells[0].text.strip(), cells[-1]
+    words = len(text.text.split())
+    return (len(cells) == 2 and _NOTE_KEY.fullmatch(key) is not None and text.r0 == text.r1
+            and (words >= 4 or (words >= 2 and text.text.rstrip().endswith("."))) and not _is_number(text))
 
 
 def _is_number(node: Node) -> bool:
@@ -201,7 +215,7 @@ def _without_footnote_marks(text: list[list[str]], values: list[list[object]], m
 
 
 def _line_text(table: Table, r: int) -> str:
-    return next((t.strip() for t in table.text[r] if t.strip()), "")
+    return " ".join(t.strip() for t in table.text[r] if t.strip())
 
 
 def block_text(table: Table, block: Block) -> str:

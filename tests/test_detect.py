@@ -154,6 +154,33 @@ def test_footnote_marks_the_notes_define_are_not_part_of_the_labels() -> None:
     assert table.notes[:2] == ["1. Excludes the territories.", "2. Includes Ottawa."]
 
 
+def test_footnotes_and_a_legend_set_out_in_two_cells_are_notes_not_a_second_table() -> None:
+    """A statistics download lists its legend and footnotes as mark | text: they are the table's notes
+    (so `Goods-producing sector 8` loses its mark), while a two-column list of short names stays a table."""
+    sheet = Table(text=[
+        ["Labour force characteristics by industry", "", ""],
+        ["", "", ""],
+        ["NAICS 5", "2021", "2022"],
+        ["Goods-producing sector 8", "3,830.5", "3,890.0"],
+        ["Services-producing sector 9", "15,104.5", "15,793.4"],
+        ["", "", ""],
+        ["Symbol legend:", "", ""],
+        ["..", "not available for a specific reference period", ""],
+        ["Footnotes:", "", ""],
+        ["5", "Estimates are based on the 2017 NAICS.", ""],
+        ["8", "Goods-producing sector includes agriculture.", ""],
+        ["9", "Services-producing sector.", ""],
+    ])  # fmt: skip
+    assert len(detect_blocks(sheet)) == 1
+    table = locate(sheet, "What was employment in the goods-producing sector in 2021?")
+    assert [row[0] for row in table.text] == ["NAICS", "Goods-producing sector", "Services-producing sector"]
+    assert table.notes[1] == ".. not available for a specific reference period"
+    assert table.notes[-1] == "9 Services-producing sector." and not table.warnings[1:]
+    ranks = Table(text=[["Rank", "City", ""], ["1", "Toronto", "2,794"], ["", "", ""],
+                        ["Rank", "Team", ""], ["1", "Maple Leafs", ""], ["2", "Blue Jays", ""]])
+    assert len(detect_blocks(ranks)) == 2
+
+
 def test_number_cells_round_trip_the_displayed_text() -> None:
     assert number_cell("1,234") == (1234, "#,##0")
     assert number_cell("(7.8)") == (-7.8, "0.0;(0.0)")
