@@ -1078,6 +1078,10 @@ def test_dotted_initials_name_the_words_they_abbreviate() -> None:
     assert plan.answer == ["790"]
     q = "what was the net number of residents?"  # initials, never a contraction: `n.b` is not `number`
     assert match_words("n.b", quantity_words(q, content_words(q))) == {}
+    q = "how many men were employed?"  # a word the question asks itself is not its initials (m-e-n)
+    assert match_words("Men, 16 years and over", quantity_words(q, content_words(q))) == {"male": 1.0}
+    q = "among households receiving hhc only, how many had home health care?"
+    assert match_words("hhc only", quantity_words(q, content_words(q)))["care"] == 0.8
 
 
 def test_a_pair_option_may_name_an_abbreviated_label() -> None:

@@ -148,7 +148,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     for lr in lraw:  # label initials of consecutive question words: `asm` ~ available seat miles
         if lr.isalpha() and 2 <= len(lr) <= 5:
             for i in range(len(qraw) - len(lr) + 1):
-                if "".join(w[0] for w in qraw[i : i + len(lr)]) == lr:
+                words = qraw[i : i + len(lr)]  # `men employed number` is not m-e-n: the word is asked itself
+                if "".join(w[0] for w in words) == lr and lr not in words:
                     for _, st in qwords[i : i + len(lr)]:
                         out.setdefault(st, 0.8)
     return out
