@@ -1479,3 +1479,32 @@ def test_a_decline_worded_with_ing_is_asked_as_a_magnitude() -> None:
                         ["adults", "85", "-4"]])
     plan, _ = run(table, "how many percent was the rate for youth decreasing?")
     assert plan.answer == ["37"]
+
+
+def test_a_rate_the_table_shows_only_as_a_percent_reads_the_percent_column() -> None:
+    table = Table(text=[
+        ["characteristic", "unemployed", ""],
+        ["", "number", "percent of labor force"],
+        ["men", "3,228", "3.7"],
+        ["women", "2,768", "3.6"],
+    ], merges=[(0, 1, 0, 2)])  # fmt: skip
+    assert run(table, "What was the unemployment rate of women?")[0].answer == ["3.6"]
+    assert run(table, "How many women were unemployed?")[0].answer == ["2,768"]
+    crime = Table(text=[
+        ["province", "youth crime severity index", "percent change 2015 to 2016"],
+        ["prince edward island", "30.7", "-12"],
+        ["manitoba", "113.1", "-5"],
+    ])  # fmt: skip
+    q = "how many of youth crime severity index per 100,000 population prince edward island has in 2016?"
+    assert run(crime, q)[0].answer == ["30.7"]  # `per 100,000` implies a rate; no rate is named
+
+
+def test_number_words_name_numbered_labels() -> None:
+    table = Table(text=[
+        ["number of products", "%"],
+        ["1", "58.6"],
+        ["2", "20.2"],
+        ["3 or more", "21.2"],
+    ])  # fmt: skip
+    plan, _ = run(table, "what percent of consumers in q1 2019 reported using three or more products?")
+    assert plan.answer == ["21.2"]

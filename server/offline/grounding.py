@@ -130,6 +130,11 @@ class Plan:
     table …`); it caps the confidence (`solver.UNSUPPORTED`) and is shown with the best guess."""
 
 
+_ASKS_RATE = re.compile(r"\brates?\b")
+"""A rate the question names (not one `how many … per 100,000` implies): with no label saying
+`rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
+
+
 class Grounder:
     """Per-question scoring of labels, rows, columns and cells against the question.
 
@@ -156,6 +161,10 @@ class Grounder:
         self._match: dict[int, dict[str, float]] = {
             nid: match_words(n.text, self.qwords) for nid, n in label_nodes.items()
         }
+        if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
+            for nid, n in label_nodes.items():  # a rate the table shows only as a percent
+                if "percent" in label_tokens(n.text):
+                    self._match[nid] = {**self._match[nid], "rate": 0.8}
         df: dict[str, int] = {}
         for m in self._match.values():
             for t in m:

@@ -31,6 +31,9 @@ NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
 ORDINALS = {w: str(i) for i, w in enumerate(
     ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), start=1)}
 """English ordinal words, read as their number so that `second quarter` ~ `2nd quarter`."""
+CARDINALS = {w: str(i) for i, w in enumerate(
+    ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)}
+"""Number words read as their digits (`three or more` ~ `3 or more`); not `one`, mostly a pronoun."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -54,13 +57,14 @@ _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
 @functools.lru_cache(maxsize=65536)
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
-    number (`95% ci`); ordinals read as numbers (`2nd`, `second` → `2`); dotted initials read as
-    one word (`b.c.` → `bc`, the initials of `british columbia`)."""
+    number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
+    dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`)."""
     t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
+    t = re.sub(r"\b[a-z]+\b(?!-)", lambda m: CARDINALS.get(m.group(0), m.group(0)), t)  # not `five-year`
     out = []
     for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
         if raw in NEGATION_WORDS:
