@@ -1508,3 +1508,18 @@ def test_number_words_name_numbered_labels() -> None:
     ])  # fmt: skip
     plan, _ = run(table, "what percent of consumers in q1 2019 reported using three or more products?")
     assert plan.answer == ["21.2"]
+
+
+def test_a_quantity_the_question_implies_never_outweighs_a_word_it_says() -> None:
+    """`how many` implies a count; the title repeats `employment`, halving that word's weight. The
+    column the question names (`Employed`) still beats a count column under another group."""
+    table = Table(text=[
+        ["characteristic", "civilian labor force", "", "", ""],
+        ["", "total", "employed", "unemployed", ""],
+        ["", "", "", "number", "percent of labor force"],
+        ["men", "88,002", "84,774", "3,228", "3.7"],
+        ["women", "76,285", "73,517", "2,768", "3.6"],
+    ], merges=[(0, 1, 0, 4), (1, 3, 1, 4)], title="employment status of the population by sex")  # fmt: skip
+    assert run(table, "How many men were employed?")[0].answer == ["84,774"]
+    assert run(table, "How many women were unemployed?")[0].answer == ["2,768"]
+    assert run(table, "What percent of the women in the labor force were unemployed?")[0].answer == ["3.6"]

@@ -48,6 +48,10 @@ TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
 Unit words (`percent`, `number`) keep full weight: a title listing them names several columns."""
 
+IMPLIED_WEIGHT = 0.4
+"""Weight of a quantity the question implies rather than says (`how many` → `number`): it tells a
+count from a percent of the same thing, never outweighs a word the question says (`how many men
+were employed` is `Employed`, not `Unemployed | Number`)."""
 
 EXACT_BONUS = 0.1
 """Extra score of a line whose innermost label the question quotes whole (an exact whole-label
@@ -171,8 +175,9 @@ class Grounder:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
         title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
+        implied = self.qtoks - {st for _, st in content_words(question)}  # `how many` → `number`
         self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
-                  for t, d in df.items()}
+                  * (IMPLIED_WEIGHT if t in implied else 1.0) for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
         self.soft = self._soft_matches(list(headers.values()))
