@@ -11,7 +11,14 @@ from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
 from celltrace.server.offline.intent import candidates
-from celltrace.server.offline.lexicon import abbreviates, acronym, content_words, match_words, quantity_words
+from celltrace.server.offline.lexicon import (
+    abbreviates,
+    acronym,
+    content_words,
+    label_tokens,
+    match_words,
+    quantity_words,
+)
 from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
@@ -1523,3 +1530,16 @@ def test_a_quantity_the_question_implies_never_outweighs_a_word_it_says() -> Non
     assert run(table, "How many men were employed?")[0].answer == ["84,774"]
     assert run(table, "How many women were unemployed?")[0].answer == ["2,768"]
     assert run(table, "What percent of the women in the labor force were unemployed?")[0].answer == ["3.6"]
+
+
+def test_a_number_word_is_not_the_end_of_a_year_range() -> None:
+    """`in five seasons` counts seasons: `2004-05` ends in 2005, it is not the number 5."""
+    table = Table(text=[
+        ["season", "apps", "goals"],
+        ["2004-05", "19", "0"],
+        ["2005-06", "37", "1"],
+        ["total", "56", "1"],
+    ])  # fmt: skip
+    assert run(table, "in five seasons, how many appearances did he make?")[0].answer == ["56"]
+    assert run(table, "how many goals did he score in 2005-06?")[0].answer == ["1"]
+    assert label_tokens("2004-05") == ["2004", "-05"] and label_tokens("05") == ["5"]

@@ -54,11 +54,15 @@ _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
 """`b.c`, `p.e.i`, `u.s`: single letters joined by dots."""
 
 
+_WORD_OR_NUMBER = re.compile(r"(?<=(?:19|20)\d\d[-/])(?P<range_end>\d\d)(?!\d)|\d[\d,]*(?:\.\d+)?|[^\W\d_]+")
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
     number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
-    dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`)."""
+    dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`); the end of
+    a year range (`2004-05`) is a stem of its own, `-05`."""
     t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
@@ -66,7 +70,11 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
     t = re.sub(r"\b[a-z]+\b(?!-)", lambda m: CARDINALS.get(m.group(0), m.group(0)), t)  # not `five-year`
     out = []
-    for raw in re.findall(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", t):
+    for m in _WORD_OR_NUMBER.finditer(t):
+        raw = m.group(0)
+        if m.group("range_end"):  # `2004-05` ends in 2005, not in the number 5
+            out.append((raw, f"-{raw}"))
+            continue
         if raw in NEGATION_WORDS:
             out.append((raw, "not"))
             continue
