@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import is_number_text
-from celltrace.shared.units import caption_unit, label_unit, parse_unit
+from celltrace.shared.units import caption_unit, label_unit, label_unit_of_values, parse_unit
 
 
 def indent_of(text: str) -> int:
@@ -151,7 +151,7 @@ class HeaderModel:
         """
         rows, cols = self.row_path(node), self.col_path(node)
         for label in [*reversed(rows), *reversed(cols)]:
-            unit = label_unit(label.text)
+            unit = label_unit_of_values(label.text)
             if unit is not None:
                 return unit
         for r in range(min(node.r0, self.header_rows)):

@@ -109,6 +109,18 @@ def label_unit(text: str) -> str | None:
     return parse_unit(groups[-1]) if groups and text.rstrip().endswith(")") else None
 
 
+_LEADING_PERCENT = re.compile(r"(?:percent(?:age)?|per cent|%)(?:\s+(?:of|change|distribution|share)\b)")
+
+
+def label_unit_of_values(text: str) -> str | None:
+    """The unit of the values under a label: what `label_unit` reads, or a percent the label opens
+    with (`Percent of labor force`, `percentage change`, `% of total`)."""
+    unit = label_unit(text)
+    if unit is None and _LEADING_PERCENT.match(normalise_text(text).strip()):
+        return "percent"
+    return unit
+
+
 @dataclass(frozen=True)
 class CaptionUnit:
     """A caption's unit and the words of its `except ...` clause (labels holding them are exempt)."""

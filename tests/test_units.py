@@ -7,7 +7,7 @@ import pytest
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
-from celltrace.shared.units import caption_unit, label_unit, parse_unit
+from celltrace.shared.units import caption_unit, label_unit, label_unit_of_values, parse_unit
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,19 @@ def test_label_unit_reads_a_trailing_parenthesis_only() -> None:
     assert label_unit("annual median employment income ($)") == "$"
     assert label_unit("Revenue (in millions)") == "millions"
     assert label_unit("Other income (expense), net") is None
+
+
+def test_a_label_opening_with_percent_shows_percents_but_is_no_unit_row() -> None:
+    assert label_unit_of_values("Percent of labor force") == "percent"
+    assert label_unit_of_values("% of total") == label_unit_of_values("percentage change") == "percent"
+    assert label_unit_of_values("Percentage point change") is None
+    assert label_unit_of_values("percentile") is None
+    assert label_unit("Percent of labor force") is None  # a header row of such labels stays a header level
+    grid = [["", "unemployed", ""], ["", "number", "percent of labor force"], ["women", "2,768", "3.6"]]
+    table = Table(text=grid, merges=[(0, 1, 0, 2)])
+    headers = infer_headers(CellGraph(table))
+    assert headers.unit_for(headers.graph.node_at(2, 2)) == "percent"
+    assert headers.unit_for(headers.graph.node_at(2, 1)) == "number"
 
 
 def test_caption_unit_with_an_except_clause() -> None:
