@@ -1543,3 +1543,21 @@ def test_a_number_word_is_not_the_end_of_a_year_range() -> None:
     assert run(table, "in five seasons, how many appearances did he make?")[0].answer == ["56"]
     assert run(table, "how many goals did he score in 2005-06?")[0].answer == ["1"]
     assert label_tokens("2004-05") == ["2004", "-05"] and label_tokens("05") == ["5"]
+
+
+def test_a_percent_asked_of_a_count_is_the_share_of_its_whole() -> None:
+    """The cell the question names holds a count (more than 100): the percent asked is its share of
+    the total line. An unmarked percentage (at most 100) stays a lookup, and a part larger than its
+    whole is no share."""
+    table = Table(text=[
+        ["", "2012"],
+        ["all graduate students", "891,700"],
+        ["women", "385,343"],
+        ["men", "506,357"],
+    ])  # fmt: skip
+    plan, _ = run(table, "how many percent did women make up of all graduate students in 2012?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["43.2%"])
+    shares = Table(text=[["income source", "2016"], ["all individuals", "100.0"], ["oas income", "42.8"]])
+    assert run(shares, "what is the percentage of individuals with oas income?")[0].answer == ["42.8"]
+    bigger = Table(text=[["", "2012"], ["total", "1,200"], ["women", "1,500"]])
+    assert run(bigger, "how many percent did women make up of the total in 2012?")[0].operation != "percent_of"

@@ -325,6 +325,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None
     if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):
         return None
+    if op == "percent_of" and abs(nums[0].value) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
+        return None  # a part larger than its whole: not a share's operands
     if all(n.value < 0 for n in nums) and (
             (op in ("diff", "growth") and names_a_size([*chosen, fixed]))
             or (op in ("sum", "average") and ops.asks_outflow(g.q))):  # how much was spent on …
@@ -350,7 +352,8 @@ def names_a_size(lines: list[Line]) -> bool:
 
 
 WHOLE_PERCENT = 100.5
-"""Percentages of one whole add up to at most 100 (with rounding): a larger sum is not what was asked."""
+"""Percentages of one whole add up to at most 100 (with rounding), and a share is at most 100 %: a
+larger sum or share is not what was asked."""
 
 
 def percentages(lines: list[Line], nodes: list[Node]) -> bool:

@@ -31,6 +31,7 @@ from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import normalise_text
+from celltrace.shared.numbers import parse_number_info
 
 
 def candidates(g: Grounder) -> list[Plan]:
@@ -66,7 +67,9 @@ def candidates(g: Grounder) -> list[Plan]:
     for op, test in (
         ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
-        ("percent_of", lambda q: ops.asks_share(q) and not lookup_is_percent),
+        ("percent_of", lambda q: (ops.asks_share(q) or ("percent" in g.qtoks and not ops.asks_growth(q)
+                                                         and _lookup_is_a_count(g)))
+         and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
         ("diff", lambda q: not names_change and (
             (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
@@ -109,6 +112,17 @@ def _labels_hold(g: Grounder, words: frozenset[str]) -> bool:
     """Some header label of the table holds one of `words` (`national average`, `mean age`): the
     question's word names that line rather than asking for arithmetic."""
     return any(set(normalise_text(n.text).split()) & words for ln in g.rows + g.cols for n in ln.path)
+
+
+def _lookup_is_a_count(g: Grounder) -> bool:
+    """The best single cell cannot be a percentage: more than 100 (`385,343` for `how many percent
+    did women make up of enrollment`): the percent asked is a share to compute."""
+    ranked = ranked_cells(g)
+    if not ranked:
+        return False
+    _, row, col = ranked[0]
+    info = parse_number_info(value_cell(g.graph, row, col).text)
+    return info is not None and abs(info.value) > 100
 
 
 def _lookup_is_percent(g: Grounder) -> bool:
