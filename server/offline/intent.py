@@ -24,7 +24,7 @@ from celltrace.server.offline.arithmetic import (
     solve_union,
     stems,
 )
-from celltrace.server.offline.grounding import CHANGE_LABELS, Grounder, Plan, ranked_cells
+from celltrace.server.offline.grounding import ASKS_CHANGE, CHANGE_LABELS, Grounder, Plan, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
@@ -67,8 +67,8 @@ def candidates(g: Grounder) -> list[Plan]:
     for op, test in (
         ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
-        ("percent_of", lambda q: (ops.asks_share(q) or ("percent" in g.qtoks and not ops.asks_growth(q)
-                                                         and _lookup_is_a_count(g)))
+        ("percent_of", lambda q: (ops.asks_share(q) or (
+            "percent" in g.qtoks and not ASKS_CHANGE.search(g.qnorm) and _lookup_is_a_count(g)))
          and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
         ("diff", lambda q: not names_change and (
