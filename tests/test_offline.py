@@ -1562,3 +1562,15 @@ def test_a_percent_asked_of_a_count_is_the_share_of_its_whole() -> None:
     bigger = Table(text=[["", "2012"], ["total", "1,200"], ["women", "1,500"]])
     plan, _ = run(bigger, "how many percent did women make up of the total in 2012?")
     assert plan.operation != "percent_of"
+
+
+def test_what_and_the_header_over_the_row_names_asks_for_a_row_name() -> None:
+    table = Table(text=[
+        ["Employee group", "Approximate number of employees", "Union"],
+        ["Pilots", "13,203", "ALPA"],
+        ["Flight attendants", "1,307", "AFA"],
+        ["Dispatchers", "60", "PAFCA"],
+    ])  # fmt: skip
+    plan, _ = run(table, "What employee group was represented by AFA?")
+    assert (plan.operation, plan.answer) == ("lookup_label", ["Flight attendants"])
+    assert run(table, "What number of pilots did the airline employ?")[0].answer == ["13,203"]

@@ -44,7 +44,7 @@ def solve_lookup(g: Grounder) -> Plan:
             hdrs = [i for i in headers_for(g, [row]) if i != when.id]
             return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
                         row_headers=hdrs)
-    if wants_label(g.qnorm):
+    if wants_label(g.qnorm) or _names_label_column(g):
         label = _label_answer(g, row, "row")
         if label is not None:
             hdrs = headers_for(g, [col])
@@ -60,6 +60,22 @@ def wants_label(qnorm: str) -> bool:
     """A which/who question, unless an amount is asked first: `what was the rate of manitoba,
     which had the highest rate?` wants the rate (the `which` clause only describes the item)."""
     return ops.asks_label(qnorm) and not ops.amount_before_name(qnorm)
+
+
+_WHAT_NOUNS = re.compile(r"^\s*what\s+([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+
+
+def _names_label_column(g: Grounder) -> bool:
+    """`What employee group … was represented by AFA?`: the words after `what` are the header over
+    the row labels (`Employee Group`), so a row's name is asked, not a figure."""
+    m = _WHAT_NOUNS.match(g.qnorm)
+    if m is None:
+        return False
+    corners = {frozenset(label_tokens(c.text)) for ln in g.rows for n in ln.path for c in g.h.col_path(n)
+               if not ops.is_measure_label(c.text)}
+    words = m.group(1).split()
+    return any(frozenset(label_tokens(" ".join(words[:k]))) in corners for k in range(1, len(words) + 1)
+               if label_tokens(" ".join(words[:k])))
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
