@@ -1574,3 +1574,11 @@ def test_what_and_the_header_over_the_row_names_asks_for_a_row_name() -> None:
     plan, _ = run(table, "What employee group was represented by AFA?")
     assert (plan.operation, plan.answer) == ("lookup_label", ["Flight attendants"])
     assert run(table, "What number of pilots did the airline employ?")[0].answer == ["13,203"]
+    career = Table(text=[
+        ["club", "season", "division", "apps"],
+        ["eastleigh", "2012-13", "conference south", "11"],
+        ["wigan athletic", "1996-97", "second division", "46"],
+    ])  # fmt: skip
+    assert run(career, "What club did he play for in the 1996-97 season?")[0].answer == ["wigan athletic"]
+    plan, _ = run(career, "What club did he join after appearing for eastleigh in 2012-13?")
+    assert plan.operation != "lookup_label"  # the row it grounds is named: its club is not the answer

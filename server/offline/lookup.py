@@ -44,12 +44,11 @@ def solve_lookup(g: Grounder) -> Plan:
             hdrs = [i for i in headers_for(g, [row]) if i != when.id]
             return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
                         row_headers=hdrs)
-    if wants_label(g.qnorm) or _names_label_column(g):
-        label = _label_answer(g, row, "row")
-        if label is not None:
-            hdrs = headers_for(g, [col])
-            return Plan([label.text.strip()], [label.id], hdrs, "lookup_label", conf, "row label",
-                        row_headers=[], col_headers=hdrs)
+    label = _label_answer(g, row, "row") if wants_label(g.qnorm) else _named_label(g, row)
+    if label is not None:
+        hdrs = headers_for(g, [col])
+        return Plan([label.text.strip()], [label.id], hdrs, "lookup_label", conf, "row label",
+                    row_headers=[], col_headers=hdrs)
     node = value_cell(g.graph, row, col)
     rh, ch = headers_for(g, [row]), headers_for(g, [col])
     return Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
@@ -65,17 +64,20 @@ def wants_label(qnorm: str) -> bool:
 _WHAT_NOUNS = re.compile(r"^\s*what\s+([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
 
 
-def _names_label_column(g: Grounder) -> bool:
+def _named_label(g: Grounder, row: Line) -> Node | None:
     """`What employee group … was represented by AFA?`: the words after `what` are the header over
-    the row labels (`Employee Group`), so a row's name is asked, not a figure."""
+    the first column of row labels (`Employee Group`), so the row's name there is asked, not a
+    figure; unless the question already names it (`what club did he join after eastleigh`)."""
     m = _WHAT_NOUNS.match(g.qnorm)
-    if m is None:
-        return False
-    corners = {frozenset(label_tokens(c.text)) for ln in g.rows for n in ln.path for c in g.h.col_path(n)
+    first = row.path[0] if row.path else None
+    if m is None or first is None or first.c0 != 0 or not has_value(first) or g.mention(first) >= 1.0:
+        return None
+    corners = {frozenset(label_tokens(c.text)) for c in g.h.col_path(first)
                if not ops.is_measure_label(c.text)}
     words = m.group(1).split()
-    return any(frozenset(label_tokens(" ".join(words[:k]))) in corners for k in range(1, len(words) + 1)
-               if label_tokens(" ".join(words[:k])))
+    named = any(frozenset(label_tokens(" ".join(words[:k]))) in corners for k in range(1, len(words) + 1)
+                if label_tokens(" ".join(words[:k])))
+    return first if named else None
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
