@@ -1582,3 +1582,18 @@ def test_what_and_the_header_over_the_row_names_asks_for_a_row_name() -> None:
     assert run(career, "What club did he play for in the 1996-97 season?")[0].answer == ["wigan athletic"]
     plan, _ = run(career, "What club did he join after appearing for eastleigh in 2012-13?")
     assert plan.operation != "lookup_label"  # the row it grounds is named: its club is not the answer
+
+
+def test_a_footnote_letter_glued_to_a_label_word_does_not_hide_the_word() -> None:
+    """Short words too (`statesf`; a long one reads through one typo, `companiesd`, and a prefix
+    abbreviates, `otherc`)."""
+    table = Table(text=[
+        ["performer", "2015"],
+        ["all performers", "1,200"],
+        ["statesf", "60"],
+        ["others", "1,140"],
+    ])  # fmt: skip
+    assert run(table, "what was the r&d spending of states in 2015?")[0].answer == ["60"]
+    assert match_words("statesf", content_words("how many states?")) == {"state": 1.0}
+    assert match_words("rated", content_words("what was the rate?")) == {"rate": 1.0}  # a stem, as before
+    assert match_words("area", content_words("what are the figures?")) == {}

@@ -135,13 +135,16 @@ VOWELS = frozenset("aeiou")
 
 
 def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
-    """Question stems matched by a label → strength (1.0 same stem, 0.8 abbreviation/initials)."""
+    """Question stems matched by a label → strength (1.0 same stem, also under a footnote letter
+    glued on; 0.8 abbreviation/initials)."""
     pairs = _stem_pairs(label)
     lstems = {st for _, st in pairs}
     lraw = [raw for raw, _ in pairs]
     initials = {m.replace(".", "") for m in _DOTTED.findall(normalise_text(label))}  # never contractions
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
+    bases = [base for lr in lraw if (base := _without_footnote_letter(lr, set(qraw)))]
+    lstems |= {st for base in bases for _, st in _stem_pairs(base)}  # the word itself
     for raw, st in qwords:
         if st in lstems:
             out[st] = 1.0
@@ -211,6 +214,17 @@ def acronym(text: str) -> set[str]:
 def _singular(abbr: str) -> str:
     """`gars` → `gar`: the plural `s` of an initialism (kept when it is one of only two letters)."""
     return abbr[:-1] if len(abbr) > 2 and abbr.endswith("s") else abbr
+
+
+def _without_footnote_letter(word: str, asked: set[str]) -> str | None:
+    """A label word with a footnote letter glued on (`companiesd`, `employeesa`, `otherc`): the word
+    without it, when the question says that word. Past tenses and a silent `e` stay (`rated`,
+    `care`): a `d`/`e`…`h` counts only after a plural."""
+    base = word[:-1]
+    if len(word) >= 5 and word[-1] in "abcdefgh" and base in asked and (
+            base.endswith("s") or word[-1] in "abcf"):
+        return base
+    return None
 
 
 def _initials_in(abbr: str, words: list[str]) -> bool:
