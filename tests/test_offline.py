@@ -9,6 +9,7 @@ from celltrace.server.engine.api import answer_question
 from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
+from celltrace.server.offline.arithmetic import compute_plan
 from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import (
@@ -1562,6 +1563,12 @@ def test_a_percent_asked_of_a_count_is_the_share_of_its_whole() -> None:
     bigger = Table(text=[["", "2012"], ["total", "1,200"], ["women", "1,500"]])
     plan, _ = run(bigger, "how many percent did women make up of the total in 2012?")
     assert plan.operation != "percent_of"
+    merged = Table(text=[["", "men", "total"], ["2012", "1,500", ""], ["2013", "1,000", "1,200"]],
+                   merges=[(1, 1, 1, 2)])
+    graph = CellGraph(merged)
+    g = Grounder("x", graph, infer_headers(graph), None)
+    assert compute_plan(g, "percent_of", "col", g.cols, g.rows[1]).answer == ["83.3%"]
+    assert compute_plan(g, "percent_of", "col", g.cols, g.rows[0]) is None  # one merged cell twice
 
 
 def test_what_and_the_header_over_the_row_names_asks_for_a_row_name() -> None:

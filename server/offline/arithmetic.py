@@ -321,8 +321,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     ]
     nodes = [n for n in nodes if g.h.is_data(n)]
     nums = [num for n in nodes if (num := ops.parse(n.text)) is not None]
-    if len(nodes) < 2 or len(nums) < len(nodes):
-        return None
+    if len(nodes) < 2 or len(nums) < len(nodes) or len({n.id for n in nodes}) < len(nodes):
+        return None  # one cell twice (a merged area under two lines) is no operand pair
     if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):
         return None
     if op == "percent_of" and abs(nums[0].value) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
