@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from celltrace.server.offline.lexicon import ORDINALS
+from celltrace.server.offline.lexicon import CARDINALS, ORDINALS
 from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numstyle import (
     MAX_DECIMALS,
@@ -321,11 +321,9 @@ def asks_ranked_label(question: str) -> bool:
     return asks_label(q) or (bool(RANKED_LABEL.search(q)) and not QUANTITY.search(q))
 
 
-NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                "ten": 10}
 TOP_K = re.compile(
     r"\b(?:top|first|list(?: the)?|highest|lowest|largest|smallest|(?:which|what)(?: \w+)?)\s*"
-    r"(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
+    rf"(\d+|{'|'.join(CARDINALS)})\b"
     r"(?!\s*(?:%|percent|per\s*cent|(?:years?|months?|weeks?|days?|hours?|quarters?|seasons?|times?)\b))"
 )
 """`list the top 3 …`, `top4 …`, `which two classes …`, `the lowest three rates`: the question asks
@@ -338,7 +336,7 @@ def top_k(question: str) -> int | None:
     m = TOP_K.search(question.lower())
     if m is None:
         return None
-    k = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1)]
+    k = int(m.group(1)) if m.group(1).isdigit() else int(CARDINALS[m.group(1)])
     return k if 2 <= k <= 10 else None
 
 
