@@ -41,8 +41,11 @@ def sheet_records(data: Path, limit: int | None, folder: Path, dst: Path) -> Non
     """`data`'s records with each grid replaced by its real-layout workbook's whole sheet as read."""
     with dst.open("w", encoding="utf-8") as fh:
         for _, line in write_workbooks(read_lines(data, limit), folder):
-            record = json.loads(line)
-            book = record.pop(XLSX_KEY)
+            record = json.loads(line) if XLSX_KEY in line else {}
+            book = record.pop(XLSX_KEY, None)
+            if book is None:  # a broken record stays as it is (eval scores it as failed)
+                fh.write(line.rstrip("\n") + "\n")
+                continue
             sheet = read_table(book["path"])
             assert sheet.origin is not None
             top, left, _, _ = parse_range(sheet.origin.address)
