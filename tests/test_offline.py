@@ -1604,3 +1604,14 @@ def test_a_footnote_letter_glued_to_a_label_word_does_not_hide_the_word() -> Non
     assert match_words("statesf", content_words("how many states?")) == {"state": 1.0}
     assert match_words("rated", content_words("what was the rate?")) == {"rate": 1.0}  # a stem, as before
     assert match_words("area", content_words("what are the figures?")) == {}
+
+
+def test_how_many_times_is_asked_of_the_larger_of_two_figures() -> None:
+    """Whatever order the question names them in, `how many times` is the larger over the smaller."""
+    table = Table(text=[
+        ["province", "men", "women"],
+        ["new brunswick", "6.5", "3.0"],
+        ["nova scotia", "5.0", "4.0"],
+    ])  # fmt: skip
+    plan, _ = run(table, "how many times is the rate among women than that among men for new brunswick?")
+    assert (plan.operation, plan.answer) == ("ratio", ["2.17"])

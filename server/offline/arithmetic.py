@@ -327,6 +327,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None
     if op == "percent_of" and abs(nums[0].value) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
         return None  # a part larger than its whole: not a share's operands
+    if op == "ratio" and _TIMES.search(g.q.lower()) and abs(nums[0].value) < abs(nums[-1].value):
+        nodes, nums = nodes[::-1], nums[::-1]  # `how many times is A than B` is asked of the larger
     if all(n.value < 0 for n in nums) and (
             (op in ("diff", "growth") and names_a_size([*chosen, fixed]))
             or (op in ("sum", "average") and ops.asks_outflow(g.q))):  # how much was spent on …
@@ -350,6 +352,10 @@ def names_a_size(lines: list[Line]) -> bool:
     labels = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
     return bool(labels & stems(tuple(words["words"]))) and not labels & stems(tuple(words["opposite"]))
 
+
+_TIMES = re.compile(r"\bhow many times\b")
+"""`how many times is A than B`: said of the larger of the two (74 of 75 such hitab_train answers
+are at least 1)."""
 
 WHOLE_PERCENT = 100.5
 """Percentages of one whole add up to at most 100 (with rounding), and a share is at most 100 %: a
