@@ -1615,3 +1615,12 @@ def test_how_many_times_is_asked_of_the_larger_of_two_figures() -> None:
     ])  # fmt: skip
     plan, _ = run(table, "how many times is the rate among women than that among men for new brunswick?")
     assert (plan.operation, plan.answer) == ("ratio", ["2.17"])
+
+
+def test_two_named_lines_together_are_summed() -> None:
+    table = Table(text=[["party", "seats won"], ["liberal", "112"], ["labour", "82"], ["green", "10"]])
+    for q in ("how many seats did the liberal party and the labour party win together?",
+              "how many seats did the liberal party and the labour party win totally?"):
+        plan, _ = run(table, q)
+        assert (plan.operation, plan.answer) == ("sum", ["194"])
+    assert run(table, "how many seats did the green party win?")[0].answer == ["10"]

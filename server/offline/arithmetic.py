@@ -490,9 +490,11 @@ _IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")
 
 
 def joined(q: str) -> bool:
-    """An explicit aggregate over listed items: `sum`/`combined`/`altogether`, or `total … and …`."""
+    """An explicit aggregate over listed items: `sum`/`combined`/`altogether`, or `total`,
+    `together`, `totally` with `… and …`."""
     w = set(ops.words(q))
-    return bool(w & {"sum", "combined", "altogether"}) or ("total" in w and "and" in w)
+    return bool(w & {"sum", "combined", "altogether"}) or bool(
+        w & {"total", "together", "totally"} and "and" in w)
 
 
 def stems(phrases: tuple[str, ...]) -> set[str]:
