@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from celltrace.shared.flags import footnote_marks, unmarked
+from celltrace.shared.flags import footnote_marks, is_note_key, unmarked
 from celltrace.shared.fragments import join_fragments
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
 from celltrace.shared.numbers import is_number_text, parse_number_info
@@ -105,16 +105,13 @@ def _row(graph: CellGraph, r: int) -> tuple[str, tuple[int, int] | None]:
     return ("figures" if figures else "labels"), span
 
 
-_NOTE_KEY = re.compile(r"(?:\(?\d{1,3}\)?|[A-Za-z]|\.{2,3}|[*†‡§#]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\.?")
-
-
 def _keyed_note(cells: list[Node]) -> bool:
     """A footnote or legend entry set out in two cells, its mark and its text: a sentence (`9` |
     `Services-producing sector.`) or four words or more (`..` | `not available for a specific
     reference period`)."""
-    key, text = cells[0].text.strip(), cells[-1]
+    text = cells[-1]
     words = len(text.text.split())
-    return (len(cells) == 2 and _NOTE_KEY.fullmatch(key) is not None and text.r0 == text.r1
+    return (len(cells) == 2 and is_note_key(cells[0].text) and text.r0 == text.r1
             and (words >= 4 or (words >= 2 and text.text.rstrip().endswith("."))) and not _is_number(text))
 
 

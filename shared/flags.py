@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from celltrace.shared.numbers import parse_number_info
 
-__all__ = ["Flagged", "flagged", "footnote_marks", "legend", "unmarked"]
+__all__ = ["Flagged", "flagged", "footnote_marks", "is_note_key", "legend", "unmarked"]
 
-_LEGEND = re.compile(
-    r"^\s*(?P<flag>[A-Za-z]|[*†‡§¶]|\.{2,3})(?:\s*[-–—:=]\s*|\s+)(?P<meaning>[A-Za-z][^\n]{2,})$")
+_FLAG = r"[A-Za-z]|[*†‡§¶]|\.{2,3}"
+"""A legend's flag: a letter, a symbol, `..` or `...`."""
+_LEGEND = re.compile(rf"^\s*(?P<flag>{_FLAG})(?:\s*[-–—:=]\s*|\s+)(?P<meaning>[A-Za-z][^\n]{{2,}})$")
 _FLAGGED = re.compile(r"^(?P<figure>.*?[\d)%])\s?(?P<flag>[A-Za-z]|[*†‡§¶])$")
 
 
@@ -56,6 +57,13 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
 
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_NOTE_KEY = re.compile(rf"(?:{_FLAG}|[*†‡§¶#]+|\(?\d{{1,3}}\)?|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\.?")
+
+
+def is_note_key(text: str) -> bool:
+    """`text` is what opens a note set out in a cell of its own: a legend's flag (`E`, `..`, `*`)
+    or a footnote's number (`5`, `(2)`, `³`)."""
+    return _NOTE_KEY.fullmatch(text.strip()) is not None
 _NOTE_NUMBER = re.compile(
     r"^\s*(?:\((\d{1,2})\)|(\d{1,2})[.):]|(\d{1,2})(?=\s+[A-Z])|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))\s*[A-Za-z]")
 """A note defining a footnote: `1. Excludes …`, `(2) Includes …`, `3 Revised …`, `⁴ …` (a sentence

@@ -154,7 +154,8 @@ class Grounder:
         self.qnorm = normalise_text(question)
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
-        self.qwords = quantity_words(self.qnorm, content_words(question))
+        said = content_words(question)
+        self.qwords = quantity_words(self.qnorm, said)
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
@@ -175,7 +176,7 @@ class Grounder:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
         title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
-        implied = self.qtoks - {st for _, st in content_words(question)}  # `how many` → `number`
+        implied = self.qtoks - {st for _, st in said}  # `how many` → `number`
         self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
                   * (IMPLIED_WEIGHT if t in implied else 1.0) for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0

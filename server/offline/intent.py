@@ -26,11 +26,11 @@ from celltrace.server.offline.arithmetic import (
 )
 from celltrace.server.offline.grounding import ASKS_CHANGE, CHANGE_LABELS, Grounder, Plan, ranked_cells
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import value_cell
+from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
-from celltrace.shared.graph import normalise_text
+from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import parse_number_info
 
 
@@ -114,21 +114,24 @@ def _labels_hold(g: Grounder, words: frozenset[str]) -> bool:
     return any(set(normalise_text(n.text).split()) & words for ln in g.rows + g.cols for n in ln.path)
 
 
+def _best_cell(g: Grounder) -> tuple[Line, Line, Node] | None:
+    """The best single cell's row, column and node (None when no cell is grounded)."""
+    ranked = ranked_cells(g)
+    if not ranked:
+        return None
+    _, row, col = ranked[0]
+    return row, col, value_cell(g.graph, row, col)
+
+
 def _lookup_is_a_count(g: Grounder) -> bool:
     """The best single cell cannot be a percentage: more than 100 (`385,343` for `how many percent
     did women make up of enrollment`): the percent asked is a share to compute."""
-    ranked = ranked_cells(g)
-    if not ranked:
-        return False
-    _, row, col = ranked[0]
-    info = parse_number_info(value_cell(g.graph, row, col).text)
+    best = _best_cell(g)
+    info = parse_number_info(best[2].text) if best else None
     return info is not None and abs(info.value) > 100
 
 
 def _lookup_is_percent(g: Grounder) -> bool:
     """The best single cell already is a percentage (shown with % or under a percent label)."""
-    ranked = ranked_cells(g)
-    if not ranked:
-        return False
-    _, row, col = ranked[0]
-    return percentages([row, col], [value_cell(g.graph, row, col)])
+    best = _best_cell(g)
+    return best is not None and percentages([best[0], best[1]], [best[2]])
