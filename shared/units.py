@@ -52,6 +52,7 @@ _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information"
 
 _WORD = re.compile(r"'?\d+s?|[^\W\d_]+(?:\.[^\W\d_]+\.?)*|[$€£¥%]")
 _PAREN = re.compile(r"\(([^()]*)\)")
+_BRACKETED = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 _EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b(.*)$")
 _PER = re.compile(r"\s+per\s+(?!cent\b)([^\W\d_][\w ,.-]*)$")
 
@@ -150,11 +151,13 @@ def _base(word: str) -> str:
 
 
 def caption_unit(caption: str | None) -> CaptionUnit | None:
-    """The unit of a caption: a line or a parenthesis that is a unit phrase, maybe with an
-    `except ...` clause (`(in millions, except per share data)` → millions, exempt `per share`)."""
+    """The unit of a caption: a line, a parenthesis or bracket, or a `;` clause that is a unit phrase,
+    maybe with an `except ...` clause (`(in millions, except per share data)` → millions, exempt
+    `per share`; `[Billions of dollars] Seasonally adjusted`; `Thousands of persons; not adjusted`)."""
     if not caption:
         return None
-    parts = [*_PAREN.findall(caption), *caption.splitlines()]
+    lines = caption.splitlines()
+    parts = [*_BRACKETED.findall(caption), *lines, *(p for line in lines for p in line.split(";"))]
     for part in parts:
         text = normalise_text(part)
         exempt: tuple[str, ...] = ()

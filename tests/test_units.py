@@ -67,6 +67,14 @@ def test_caption_unit_with_an_except_clause() -> None:
     assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
 
 
+def test_caption_unit_in_brackets_or_a_semicolon_clause() -> None:
+    bracketed = caption_unit("Table 1.1.5. Gross Domestic Product\n[Billions of dollars] Seasonally adjusted")
+    assert bracketed is not None and bracketed.unit == "$ billions"
+    clause = caption_unit("Employment by industry\nThousands of persons; not seasonally adjusted")
+    assert clause is not None and clause.unit == "thousand persons"
+    assert caption_unit("Rates; both sexes, all ages") is None
+
+
 def test_amounts_per_something_keep_the_captions_currency_without_its_scale() -> None:
     per_share = caption_unit("($ in millions, except per share amounts)")
     assert per_share is not None and (per_share.unit, per_share.exempt_unit) == ("$ millions", "$")
