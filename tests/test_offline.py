@@ -1040,6 +1040,31 @@ def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
     assert plan.answer == ["10.7"]
 
 
+ESTIMATES = Table(
+    text=[
+        ["", "texas", "", "california", ""],
+        ["label", "estimate", "margin of error", "estimate", "margin of error"],
+        ["households", "11,087,708", "31,245", "13,550,586", "28,775"],
+        ["median income (dollars)", "73,035", "474", "91,551", "372"],
+    ],
+    merges=[(0, 1, 0, 2), (0, 3, 0, 4)],
+)
+
+
+def test_a_difference_of_groups_named_above_their_columns() -> None:
+    # `how many more <noun> did A have than B`: the noun and verb come between `more` and `than`
+    assert ops.asks_comparison_amount("how many more households did california have than texas?")
+    plan, g = run(ESTIMATES, "How many more households did California have than Texas?")
+    assert (plan.operation, plan.answer) == ("diff", ["2,462,878"])
+    assert cells(g, plan.answer_nodes) == [(2, 1), (2, 3)]
+    plan, _ = run(ESTIMATES, "What was the difference in median income between California and Texas?")
+    assert (plan.operation, plan.answer) == ("diff", ["18,516"])
+    # a difference said in passing is context, not the question
+    plan, _ = run(ESTIMATES, "there was a difference between california and texas; what was the median "
+                             "income in texas?")
+    assert plan.operation == "lookup"
+
+
 def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
     plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
     assert plan.answer == ["24.0"]

@@ -247,9 +247,19 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
     elif op in ("diff", "growth", "cagr") and _from_to(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
+    elif op == "diff" and _DIFFERENCE_BETWEEN.search(g.qnorm) and not best_cell_names(g, ops.DIFF_PHRASES):
+        grounded = compose.operand_pair(g)  # groups named at an outer level (`Texas > Estimate`)
     else:
         return None
     return None if grounded is None else compute_plan(g, op, *grounded)
+
+
+_DIFFERENCE_BETWEEN = re.compile(
+    r"^\s*(?:what|how\s+\w+)(?:'s|\s+is|\s+was|\s+were|\s+are)?\s+the\s+(?:\w+\s+)?(?:difference|gap)\b"
+    r".*\bbetween\b.+\band\b")
+"""`what was the difference in mean income between California and Texas`: asked outright, the first
+named operand minus the second (a difference said in passing, `there was no difference between …`,
+is context of a lookup)."""
 
 
 def _composable(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line) -> Plan | None:
