@@ -169,3 +169,15 @@ def test_a_question_with_a_typo_finds_the_line() -> None:
     graph = _statement([("Cargo revenue", "300", "280"), ("Passenger revenue", "500", "450")])
     plan = solve("What was passanger revenue in 2016?", graph, infer_headers(graph), None)
     assert plan.answer == ["450"]
+
+
+@pytest.mark.parametrize("label", vocabulary()["precision"]["labels"])
+def test_a_precision_column_is_read_only_when_the_question_names_it(label: str) -> None:
+    """The precision first and the estimate after it: an unqualified question asks the estimate."""
+    shown = label.upper() if len(label) <= 4 else label.capitalize()
+    cells = [["", "2017", ""], ["", shown, "Estimate"], ["Median income", "474", "73,035"],
+             ["Households", "31,245", "11,087,708"]]
+    graph = CellGraph(Table(text=cells, merges=[(0, 1, 0, 2)]))
+    headers = infer_headers(graph)
+    assert solve("What was the median income in 2017?", graph, headers, None).answer == ["73,035"]
+    assert solve(f"What was the {label} of households in 2017?", graph, headers, None).answer == ["31,245"]

@@ -21,9 +21,11 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.lexicon import (
     UNIT_CANON,
     acronym,
+    asks_precision,
     content_words,
     label_tokens,
     match_words,
+    names_precision,
     quantity_words,
     tok_hits,
 )
@@ -63,6 +65,12 @@ RESIDUAL_PENALTY = 0.2
 question does not say `other`: a catch-all is rarely what a question names by its other words
 (hitab_train sample of 3,553 questions: 0.1 → 4 more right, 0.2 → 6, none lost)."""
 _RESIDUAL = re.compile(r"^\W*(?:all\s+)?others?\b")
+
+
+PRECISION_PENALTY = 0.2
+"""Score taken from a column giving a figure's precision (`Margin of Error`, `95% confidence interval
+> from`, vocabulary `[precision]`) when the question names no precision measure: the figure beside it
+is what is asked. Columns only: a row label such as `sd` is as often a name (a team's)."""
 
 
 WHOLE_YEAR_BONUS = 0.05
@@ -186,6 +194,7 @@ class Grounder:
         asked = ops.asked_category(q)  # the answer's category: `which age group` → `age`
         self.asked_noun: str | None = next(iter(tokens(asked)), None) if asked else None
         self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
+        self._asks_precision = asks_precision(q)
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self._line_scores: dict[tuple[str, int], float] = {}
@@ -356,12 +365,15 @@ class Grounder:
             exact = EXACT_BONUS * self.verbatim(line.label)
             rest = RESIDUAL_PENALTY * (bool(_RESIDUAL.match(normalise_text(line.label.text)))
                                        and not re.search(r"\bothers?\b", self.qnorm))
+            precision = PRECISION_PENALTY * (line.axis == "col" and not self._asks_precision and any(
+                names_precision(n.text) for n in line.path))
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
                 _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
             sign = -1.0 if self.spans_years else self._change_sign
             change = CHANGE_FIT * sign * gives_change(line)
             bonus = self._bonuses[key] = (
-                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest + whole_year + change)
+                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest - precision + whole_year
+                + change)
         return bonus
 
     def line_score(self, line: Line) -> float:

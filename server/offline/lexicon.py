@@ -50,6 +50,27 @@ def _same_words() -> dict[str, str]:
             for first in tokens(canon)[:1] for w in words for st in tokens(w)}
 
 
+@functools.lru_cache(maxsize=1)
+def _precision() -> re.Pattern[str]:
+    labels = sorted(vocabulary()["precision"]["labels"], key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, labels)) + r")(?!\w)")
+
+
+PRECISION_WORDS = frozenset(
+    {"error", "errors", "interval", "intervals", "deviation", "variation", "precision"})
+"""Question words that ask about a figure's precision (`what was the margin of error …`)."""
+
+
+def names_precision(text: str) -> bool:
+    """Whether `text` names a measure of a figure's precision (`Margin of Error`, `95% CI`, `SE`)."""
+    return _precision().search(normalise_text(text)) is not None
+
+
+def asks_precision(question: str) -> bool:
+    """Whether a question names a precision measure or its words (`error`, `interval`)."""
+    return names_precision(question) or not PRECISION_WORDS.isdisjoint(normalise_text(question).split())
+
+
 _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
 """`b.c`, `p.e.i`, `u.s`: single letters joined by dots."""
 
