@@ -60,6 +60,7 @@ def detect_blocks(table: Table) -> list[Block]:
     graph = graph_of(table)
     rows = [_row(graph, r) for r in range(table.n_rows)]
     kinds = [kind for kind, _ in rows]
+    spans = [span for _, span in rows]
     runs = _runs(kinds)
     if not runs:
         return []
@@ -73,7 +74,8 @@ def detect_blocks(table: Table) -> list[Block]:
             pending.append(list(range(start, end + 1)))
             continue
         first = grid[0]
-        if groups and (kinds[first] == "figures" or _header_only(groups[-1], kinds)):
+        described = groups and _described(groups[-1], kinds, spans, start, end)
+        if groups and (kinds[first] == "figures" or (_header_only(groups[-1], kinds) and not described)):
             groups[-1].append((start, end))  # section lines and a split header stay in the table
         else:
             # the line run next to the new table is its caption; earlier runs are the notes of the
@@ -87,8 +89,58 @@ def detect_blocks(table: Table) -> list[Block]:
         pending = []
     if groups:
         notes[-1] += [r for run in pending for r in run]
-    spans = [span for _, span in rows]
+    keys = [graph.node_at(r, 0).text for r in range(table.n_rows)]
+    _fold_descriptions(groups, captions, notes, kinds, spans, keys)
     return [_block(graph, kinds, spans, group, captions[i], notes[i]) for i, group in enumerate(groups)]
+
+
+def _pairs(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None]) -> bool:
+    """Rows of a name and its value in the first two columns, no figures (`Unit of measure` |
+    `Percentage of population`, `p` | `provisional`): what a table is, not a table."""
+    rows = [r for s, e in group for r in range(s, e + 1)]
+    return all(kinds[r] == "line" or (kinds[r] == "labels" and spans[r] == (0, 1)) for r in rows)
+
+
+def _width(rows: range, spans: list[tuple[int, int] | None]) -> int:
+    return max((hi for r in rows if (span := spans[r]) is not None for hi in (span[1],)), default=0) + 1
+
+
+def _described(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None],
+               start: int, end: int) -> bool:
+    """`group` is name | value rows over a wider table starting in the run `start..end`."""
+    return _pairs(group, kinds, spans) and _width(range(start, end + 1), spans) > 2
+
+
+def _fold_descriptions(groups: list[list[tuple[int, int]]], captions: list[list[int]], notes: list[list[int]],
+                       kinds: list[str], spans: list[tuple[int, int] | None], keys: list[str]) -> None:
+    """Name | value rows beside a wider table describe it: above it, named in words (`Last update` |
+    `15/04/2024`), they join its caption; below it, keyed by flags or note numbers (a legend: `p` |
+    `provisional`), its notes. A two-column list keyed by ranks (`1` | `Toronto`) stays a table."""
+    def rows(group: list[tuple[int, int]]) -> list[int]:
+        return [r for s, e in group for r in range(s, e + 1)]
+
+    def wide(group: list[tuple[int, int]]) -> bool:
+        return _width(range(group[0][0], group[-1][1] + 1), spans) > 2
+
+    def named(group: list[tuple[int, int]]) -> bool:
+        return not any(is_number_text(keys[r]) for r in rows(group) if kinds[r] == "labels")
+
+    def keyed(group: list[tuple[int, int]]) -> bool:
+        return all(is_note_key(keys[r]) for r in rows(group) if kinds[r] == "labels")
+
+    i = 0
+    while i < len(groups):
+        if len(groups) > 1 and _pairs(groups[i], kinds, spans):
+            if i + 1 < len(groups) and wide(groups[i + 1]) and named(groups[i]):
+                captions[i + 1] = captions[i] + rows(groups[i]) + notes[i] + captions[i + 1]
+            elif i > 0 and wide(groups[i - 1]) and keyed(groups[i]):
+                notes[i - 1] += captions[i] + rows(groups[i]) + notes[i]
+            else:
+                i += 1
+                continue
+            del groups[i], captions[i], notes[i]
+            continue
+        i += 1
 
 
 def _row(graph: CellGraph, r: int) -> tuple[str, tuple[int, int] | None]:

@@ -57,12 +57,12 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
 
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-_NOTE_KEY = re.compile(rf"(?:{_FLAG}|[*†‡§¶#]+|\(?\d{{1,3}}\)?|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\.?")
+_NOTE_KEY = re.compile(rf"(?:{_FLAG}|[*†‡§¶#:]+|\(?\d{{1,3}}\)?|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\.?")
 
 
 def is_note_key(text: str) -> bool:
-    """`text` is what opens a note set out in a cell of its own: a legend's flag (`E`, `..`, `*`)
-    or a footnote's number (`5`, `(2)`, `³`)."""
+    """`text` is what opens a note set out in a cell of its own: a legend's flag (`E`, `..`, `*`,
+    Eurostat's `:`) or a footnote's number (`5`, `(2)`, `³`)."""
     return _NOTE_KEY.fullmatch(text.strip()) is not None
 _NOTE_NUMBER = re.compile(
     r"^\s*(?:\((\d{1,2})\)|(\d{1,2})[.):]|(\d{1,2})(?=\s+[A-Z])|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))\s*[A-Za-z]")

@@ -164,8 +164,13 @@ def caption_unit(caption: str | None) -> CaptionUnit | None:
         if m := _EXCEPT.search(text):
             words = [w for w in re.findall(r"[^\W\d_]+", m.group(1)) if w not in _EXEMPT_FILLER]
             exempt, text = tuple(words), text[: m.start()]
-        unit = parse_unit(text)
+        keyed = _UNIT_KEY.match(text)  # `Unit of measure: Percentage of population`
+        unit = label_unit_of_values(text[keyed.end():]) if keyed else parse_unit(text)
         if unit is not None:
             return CaptionUnit(unit, exempt)
     return None
+
+
+_UNIT_KEY = re.compile(r"^\s*units?(?:\s+of\s+measure(?:ment)?)?\s*:?\s+")
+"""A caption line that names the unit outright (`Unit of measure: Percent`, `Units: $ thousands`)."""
 

@@ -181,6 +181,31 @@ def test_footnotes_and_a_legend_set_out_in_two_cells_are_notes_not_a_second_tabl
     assert len(detect_blocks(ranks)) == 2
 
 
+def test_name_value_lines_above_a_table_are_its_caption_and_a_flag_legend_below_its_notes() -> None:
+    """A Eurostat download: `Last update` | date and `Unit of measure` | text above the table are
+    what it is (its caption gives the unit), the `:` | `not available` legend below are notes."""
+    sheet = Table(text=[
+        ["Unemployment by sex and age - annual data", "", "", ""],
+        ["", "", "", ""],
+        ["Last update", "15/04/2024", "", ""],
+        ["Unit of measure", "Percentage of population in the labour force", "", ""],
+        ["", "", "", ""],
+        ["GEO (Labels)", "2019", "2020", "2021"],
+        ["Belgium", "5.4", "5.8", "6.3"],
+        ["Iceland", "3.9", ":", "6.0"],
+        ["", "", "", ""],
+        [":", "not available", "", ""],
+        ["p", "provisional", "", ""],
+    ])  # fmt: skip
+    (block,) = detect_blocks(sheet)
+    assert (block.r0, block.r1, block.caption_rows, block.note_rows) == (5, 7, (0, 2, 3), (9, 10))
+    table = locate(sheet, "What was the unemployment rate in Belgium in 2020?")
+    assert table.text[0] == ["GEO (Labels)", "2019", "2020", "2021"]
+    assert "Unit of measure" in (table.title or "")
+    headers = infer_headers(CellGraph(table))
+    assert headers.unit_for(headers.graph.node_at(1, 2)) == "percent"
+
+
 def test_number_cells_round_trip_the_displayed_text() -> None:
     assert number_cell("1,234") == (1234, "#,##0")
     assert number_cell("(7.8)") == (-7.8, "0.0;(0.0)")

@@ -73,6 +73,10 @@ def test_caption_unit_in_brackets_or_a_semicolon_clause() -> None:
     clause = caption_unit("Employment by industry\nThousands of persons; not seasonally adjusted")
     assert clause is not None and clause.unit == "thousand persons"
     assert caption_unit("Rates; both sexes, all ages") is None
+    keyed = caption_unit("Last update 15/04/2024\nUnit of measure Percentage of population in labour force")
+    assert keyed is not None and keyed.unit == "percent"
+    assert caption_unit("Units: Thousands of dollars").unit == "$ thousands"  # type: ignore[union-attr]
+    assert caption_unit("Units sold by region") is None
 
 
 def test_amounts_per_something_keep_the_captions_currency_without_its_scale() -> None:
