@@ -1065,6 +1065,14 @@ def test_a_difference_of_groups_named_above_their_columns() -> None:
     assert plan.operation == "lookup"
 
 
+@pytest.mark.parametrize("verb", ["fall", "drop"])
+def test_a_fall_between_two_named_years_is_their_difference(verb: str) -> None:
+    table = Table(text=[["geo", "2019", "2023"], ["italy", "10.0", "7.7"], ["spain", "14.1", "12.1"]])
+    plan, g = run(table, f"How much did the unemployment rate in Italy {verb} from 2019 to 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["2.3"])
+    assert cells(g, plan.answer_nodes) == [(1, 1), (1, 2)]
+
+
 def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
     plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
     assert plan.answer == ["24.0"]

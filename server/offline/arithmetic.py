@@ -402,18 +402,15 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
 def _from_to(q: str) -> bool:
     """`… from A to B` / `between A and B` / `2013-2015` with change wording: the later value comes
     first (B − A)."""
-    return _period(q) and ops.has_phrase(q, CHANGE_WORDS)
+    return _period(q) and ops.has_phrase(q, ops.CHANGE_WORDS)
 
 
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"
 """`fiscal 2021`, `fiscal year 2021`, `FY 2021`: a year said as a fiscal year."""
 
-CHANGE_WORDS = ("change", "changed", "increase", "increased", "decrease", "decreased", "grew", "rise",
-                "rose", "fell", "drop", "decline", "declined", "grow", "growth")
-
 
 _ASKED_BY: dict[str, tuple[str, ...]] = {
-    "diff": CHANGE_WORDS, "growth": (*CHANGE_WORDS, "percentage", "percent", "%"),
+    "diff": ops.CHANGE_WORDS, "growth": (*ops.CHANGE_WORDS, "percentage", "percent", "%"),
     "cagr": ("compound annual growth rate", "compounded annual growth rate", "compound growth rate", "cagr"),
     "average": ("average", "mean"), "sum": ("total", "sum of", "sum", "combined", "altogether"),
 }

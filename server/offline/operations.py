@@ -58,11 +58,15 @@ SUPERLATIVE = _vocab(
     smallest fewest minimum bottom worst youngest shortest
     """
 )
+CHANGE_WORDS = (
+    "change", "changed", "increase", "increased", "decrease", "decreased", "grow", "grew", "grown", "growth",
+    "rise", "rose", "risen", "fall", "fell", "fallen", "drop", "dropped", "decline", "declined",
+)
+"""Words that ask how much a figure changed (`how much did the rate fall from 2019 to 2023`); not the
+plural nouns (`all sources showed increases from 2015 to 2016, how much in total …` is a lookup)."""
 DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
-    "how much lower", "how much larger", "how much smaller", "how much greater", "change", "changed",
-    "increase", "increased", "decrease", "decreased", "grew", "gap", "drop", "rise", "rose", "fell",
-    "grow", "growth", "decline", "declined",
+    "how much lower", "how much larger", "how much smaller", "how much greater", "gap", *CHANGE_WORDS,
 )
 RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
@@ -457,12 +461,14 @@ def parse(text: str) -> Num | None:
 class Computed:
     """A computed answer: `value` in Excel terms (a fraction when the style is a percent), `text`
     as the style shows it, and whether it is the same kind of quantity as its inputs (`same_unit`:
-    sums, differences, means, extremes keep the inputs' unit; ratios, shares and counts do not)."""
+    sums, differences, means, extremes keep the inputs' unit; ratios, shares and counts do not);
+    `difference`: it is one input minus another (of percentages: percentage points)."""
 
     value: float
     text: str
     style: NumStyle
     same_unit: bool
+    difference: bool = False
 
 
 KINDS: dict[str, Kind] = {
@@ -497,7 +503,7 @@ def compute(op: Op, nums: list[Num], table_grouping: bool | None = None, periods
     if kind != "additive":  # an exact result needs no padding zeros (a ratio of 2 → `2`)
         decimals = min(decimals, _needed_decimals(shown))
     style = style.with_decimals(decimals)
-    return Computed(value, style.render(value), style, kind in ("additive", "mean"))
+    return Computed(value, style.render(value), style, kind in ("additive", "mean"), op == "diff")
 
 
 def _arithmetic(op: Op, vals: list[float], periods: int = 1) -> float | None:
