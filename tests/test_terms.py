@@ -82,6 +82,17 @@ def test_a_unit_row_gives_the_unit_of_the_numbers_under_it() -> None:
     assert (r.answer, r.value, r.unit) == (["27.3"], 27.3, "percent")  # a number of percent, as shown
 
 
+def test_a_difference_of_percentages_is_in_percentage_points() -> None:
+    t = Table(text=[["", "2019", "2020"], ["", "percent", "percent"], ["men", "24.5", "25.1"],
+                    ["women", "26.0", "27.3"]])
+    r = ask("how much did the rate for women increase from 2019 to 2020?", t)
+    assert (r.answer, r.value, r.unit) == (["1.3"], pytest.approx(1.3), "percentage points")
+    r = ask("how much did the load factor change from 2016 to 2017?")
+    assert (r.answer, r.unit) == (["1.5%"], "percentage points") and r.value == pytest.approx(0.015)
+    r = ask("what was the average load factor?")  # a mean of percentages is a percentage
+    assert r.unit == "%"
+
+
 def test_a_bare_number_from_any_engine_is_shown_as_its_cell_shows_it() -> None:
     graph = CellGraph(FILING)
     headers = headers_of(graph)

@@ -85,6 +85,7 @@ def _final(plan: Plan, threshold: float) -> FinalAnswer:
         confidence=max(0.0, min(1.0, plan.confidence)),
         value=plan.computed.value if plan.computed else None,
         same_unit=plan.computed.same_unit if plan.computed else True,
+        difference=plan.computed.difference if plan.computed else False,
     )
 
 

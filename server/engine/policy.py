@@ -34,6 +34,8 @@ class FinalAnswer(BaseModel):
     """The engine's own number for a computed answer (Excel terms); None: read from the answer."""
     same_unit: bool = True
     """A computed value keeps its inputs' unit (a sum does; a ratio or a share does not)."""
+    difference: bool = False
+    """A computed value is one input minus another: a difference of percentages is in points."""
 
 
 class Policy(Protocol):

@@ -99,7 +99,10 @@ def _value_and_unit(
         return None, None
     if final.value is not None and not final.same_unit:
         return value, style_unit(style)
-    return value, unit_of(headers, sources, style)
+    unit = unit_of(headers, sources, style)
+    if final.value is not None and final.difference and unit in ("%", "percent"):
+        return value, "percentage points"  # 42.6% − 40.1%: 2.5 points, not 2.5 % of something
+    return value, unit
 
 
 def unit_of(headers: HeaderModel, sources: Iterable[Node], style: NumStyle | None) -> str | None:
