@@ -26,6 +26,7 @@ from celltrace.shared.graph import CellGraph, Node, render_node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.safe_text import neutralise
 from celltrace.shared.schemas import Step, StepAction
+from celltrace.shared.table import Table
 
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
 CELL_CHARS = 120
@@ -113,9 +114,27 @@ def fit_lines(lines: Sequence[str], budget_tokens: int, what: str) -> list[str]:
     return out
 
 
+NOTE_LINES = 12
+"""Notes under a table shown in a prompt (footnotes, a flag legend, the source), each cut at
+`CELL_CHARS`."""
+
+
+def context_lines(table: Table) -> list[str]:
+    """What the sheet says around the table: its caption (`title`, often the unit: `(in millions)`)
+    and the notes under it (what a flag such as `E` or `..` means, what a footnote mark qualifies)."""
+    lines = [f"title: {table.title!r}"] if table.title else []
+    notes = [" ".join(n.split()) for n in table.notes if n.strip()]
+    for note in notes[:NOTE_LINES]:
+        lines.append(f"note: {note if len(note) <= CELL_CHARS else note[: CELL_CHARS - 1] + '…'!r}")
+    if len(notes) > NOTE_LINES:
+        lines.append(f"... {len(notes) - NOTE_LINES} more notes not shown")
+    return lines
+
+
 def table_lines(graph: CellGraph) -> list[str]:
-    """The whole table as node tuples, one per line, in id (row-major) order; empty cells omitted."""
-    return [cell(n) for n in graph.nodes if not n.empty]
+    """The whole table: its caption and notes (`context_lines`), then its nodes as tuples, one per
+    line, in id (row-major) order; empty cells omitted."""
+    return [*context_lines(graph.table), *(cell(n) for n in graph.nodes if not n.empty)]
 
 
 def outline_lines(graph: CellGraph, headers: HeaderModel, budget_tokens: int, row_limit: int) -> list[str]:
@@ -123,7 +142,7 @@ def outline_lines(graph: CellGraph, headers: HeaderModel, budget_tokens: int, ro
     table = graph.table
     non_empty = sum(1 for n in graph.nodes if not n.empty)
     lines = [
-        f"title: {table.title!r}" if table.title else "title: (none)",
+        *(context_lines(table) or ["title: (none)"]),
         f"size: {graph.n_rows} rows x {graph.n_cols} columns, {non_empty} non-empty cells "
         "(too large to show in full: reach other cells with the actions)",
     ]
