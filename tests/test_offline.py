@@ -1073,6 +1073,18 @@ def test_a_fall_between_two_named_years_is_their_difference(verb: str) -> None:
     assert cells(g, plan.answer_nodes) == [(1, 1), (1, 2)]
 
 
+def test_a_year_said_inside_the_whole_of_a_share_qualifies_the_whole() -> None:
+    """`share of 2023 sales … from the North`: North's part of the 2023 total, not 2023's part of
+    North's total across years."""
+    pivot = Table(text=[["Row Labels", "2022", "2023", "Grand Total"],
+                        ["East", "120,500", "134,200", "254,700"],
+                        ["North", "98,300", "101,750", "200,050"],
+                        ["Grand Total", "218,800", "235,950", "454,750"]])
+    plan, g = run(pivot, "What share of 2023 sales came from the North?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["43.1%"])
+    assert cells(g, plan.answer_nodes) == [(2, 2), (3, 2)]
+
+
 def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
     plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
     assert plan.answer == ["24.0"]

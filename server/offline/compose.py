@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
+from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import is_aggregate
 from celltrace.shared.graph import Node, normalise_text
@@ -146,11 +147,14 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
     found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
     anchor = min((p for p in found if p >= 0), default=0)
     best: tuple[int, str, list[Line], Line] | None = None
+    phrase = ops.share_whole(g.qnorm) is not None
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         whole_named = _named_whole(g, lines)
         totals = [whole_named] if whole_named else [ln for ln in lines if is_aggregate(ln)]
+        # a period said only inside the whole's phrase (`share of 2023 sales`) qualifies the whole
         named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)
-                 and not (whole_named and (s <= {whole_named.index} or not _said_beside(g, n)))]
+                 and not (whole_named and (s <= {whole_named.index} or not _said_beside(g, n)))
+                 and not (phrase and is_period_label(n.text) and not _said_beside(g, n))]
         if not totals or not named:
             continue
         # equally near: a label the question says whole (`Net income`, not `Other income, net`)
