@@ -1085,6 +1085,17 @@ def test_a_year_said_inside_the_whole_of_a_share_qualifies_the_whole() -> None:
     assert cells(g, plan.answer_nodes) == [(2, 2), (3, 2)]
 
 
+def test_a_function_word_in_capitals_is_a_name() -> None:
+    """`IT` (information technology) is not the pronoun `it` when written in capitals."""
+    assert label_tokens("IT") == ["it"] and label_tokens("WHAT IS IT") == []
+    assert ("it", "it") in content_words("What was the IT budget in 2024?")
+    assert ("it", "it") not in content_words("What was it in 2024?")
+    table = Table(text=[["Department", "2023", "2024"], ["Finance", "1,200", "1,350"],
+                        ["IT", "2,400", "2,900"], ["Total", "3,600", "4,250"]])
+    plan, _ = run(table, "What was the IT budget in 2024?")
+    assert plan.answer == ["2,900"]
+
+
 def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
     plan, _ = run(SURVEY, "what was the percent of women in quebec, which is in the east?")
     assert plan.answer == ["24.0"]
