@@ -22,8 +22,8 @@ from celltrace.shared.numbers import parse_number_info
 
 __all__ = ["Flagged", "flagged", "footnote_marks", "is_note_key", "legend", "unmarked"]
 
-_FLAG = r"[A-Za-z]|[*†‡§¶]|\.{2,3}"
-"""A legend's flag: a letter, a symbol, `..` or `...`."""
+_FLAG = r"[A-Za-z]|[*†‡§¶:]|\.{2,3}"
+"""A legend's flag: a letter, a symbol (Eurostat's `:` too), `..` or `...`."""
 _LEGEND = re.compile(rf"^\s*(?P<flag>{_FLAG})(?:\s*[-–—:=]\s*|\s+)(?P<meaning>[A-Za-z][^\n]{{2,}})$")
 _FLAGGED = re.compile(r"^(?P<figure>.*?[\d)%])\s?(?P<flag>[A-Za-z]|[*†‡§¶])$")
 
@@ -57,7 +57,7 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
 
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-_NOTE_KEY = re.compile(rf"(?:{_FLAG}|[*†‡§¶#:]+|\(?\d{{1,3}}\)?|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\.?")
+_NOTE_KEY = re.compile(rf"(?:{_FLAG}|[*†‡§¶#]+|\(?\d{{1,3}}\)?|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\.?")
 
 
 def is_note_key(text: str) -> bool:

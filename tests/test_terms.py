@@ -93,6 +93,18 @@ def test_a_difference_of_percentages_is_in_percentage_points() -> None:
     assert r.unit == "%"
 
 
+def test_an_answer_read_beside_the_cell_asked_for_says_that_cell_shows_no_figure() -> None:
+    """The cell the question names shows `..`: whatever the best guess, the result says so, with the
+    legend's meaning of the mark."""
+    t = Table(text=[["", "2019", "2020"], ["iceland", "3.9", ".."], ["spain", "14.1", "15.5"]],
+              notes=[".. not available for a specific reference period"])
+    r = ask("what was the unemployment rate in iceland in 2020?", t)
+    assert any(w.startswith("C2, the cell the question names best, shows '..' (not available for a specific "
+                            "reference period)") for w in r.warnings), r.warnings
+    r = ask("what was the unemployment rate in spain in 2020?", t)
+    assert r.answer == ["15.5"] and not any("names best" in w for w in r.warnings)
+
+
 def test_a_bare_number_from_any_engine_is_shown_as_its_cell_shows_it() -> None:
     graph = CellGraph(FILING)
     headers = headers_of(graph)

@@ -86,6 +86,7 @@ def _final(plan: Plan, threshold: float) -> FinalAnswer:
         value=plan.computed.value if plan.computed else None,
         same_unit=plan.computed.same_unit if plan.computed else True,
         difference=plan.computed.difference if plan.computed else False,
+        shadowed=plan.shadowed,
     )
 
 

@@ -36,6 +36,8 @@ class FinalAnswer(BaseModel):
     """A computed value keeps its inputs' unit (a sum does; a ratio or a share does not)."""
     difference: bool = False
     """A computed value is one input minus another: a difference of percentages is in points."""
+    shadowed: int | None = None
+    """A cell the question names better than the answer's, showing no figure (`..`, `x`, `:`)."""
 
 
 class Policy(Protocol):

@@ -54,9 +54,16 @@ def in_user_terms(
 def flag_warnings(final: FinalAnswer, table: Table, graph: CellGraph) -> list[str]:
     """What the notes say about the quality flag of each answer cell (`'Table 3'!D7 is flagged E:
     use with caution`) or a flag shown instead of a figure (`'Table 3'!E8 shows F: too unreliable to
-    be published`)."""
+    be published`); and a cell the question names better than the answer's that shows no figure
+    (`Data!D14, the cell the question names best, shows ':'; the answer is another cell's`)."""
     flags = legend(table.notes)
     out = []
+    if final.shadowed is not None:
+        node = graph.node(final.shadowed)
+        shown = node.text.strip()
+        meaning = f" ({flags[shown]})" if shown in flags else ""
+        out.append(f"{sheet_address(table.sheet, table.address(node.r0, node.c0))}, the cell the question "
+                   f"names best, shows {shown!r}{meaning}: no figure; the answer is another cell's")
     for node in (graph.node(i) for i in final.answer_nodes) if flags else ():
         where = sheet_address(table.sheet, table.address(node.r0, node.c0))
         mark = flagged(node.text, flags)

@@ -133,6 +133,8 @@ class Plan:
     considered: list[tuple[str, list[str], float]] = field(default_factory=list)
     """Every candidate plan the solver weighed: (operation, answer, calibrated probability)."""
     stats: dict[str, float] = field(default_factory=dict)
+    shadowed: int | None = None
+    """A cell the question names better than the answer's that shows no figure (`..`, `x`, `:`)."""
     """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
     parts: list[str] = field(default_factory=list)
     """The operand lookups of a derived measure or of a change between two years, as questions, one
@@ -197,6 +199,8 @@ class Grounder:
         self._asks_precision = asks_precision(q)
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None
+        self.unfilled: tuple[float, Node] | None = None
+        """The best-scored cell skipped for showing no figure (`ranked_cells`)."""
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
 
@@ -521,12 +525,16 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         for _, r in rows:
             for _, c in cols:
                 node = value_cell(g.graph, r, c)
-                if g.h.is_data(node) and (has_value(node) or (nil and is_nil(node))):
+                if not g.h.is_data(node):
+                    continue
+                if has_value(node) or (nil and is_nil(node)):
                     num = ops.parse(node.text)
                     value = None if num is None else num.value
                     score = g.pair_score(r, c)
                     keyed.append(((value in given, whole and value == WHOLE, -score, r.index, c.index),
                                   (score, r, c)))
+                elif node.text.strip() and (g.unfilled is None or g.pair_score(r, c) > g.unfilled[0]):
+                    g.unfilled = (g.pair_score(r, c), node)  # a mark (`..`, `x`): never the answer
         keyed.sort(key=lambda kc: kc[0])
         g.ranked = _later_year_first(g, [cell for _, cell in keyed])
     return g.ranked

@@ -51,8 +51,11 @@ def solve_lookup(g: Grounder) -> Plan:
                     row_headers=[], col_headers=hdrs)
     node = value_cell(g.graph, row, col)
     rh, ch = headers_for(g, [row]), headers_for(g, [col])
-    return Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
+    plan = Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
                 f"cell at row {row.index}, column {col.index}", rh, ch)
+    if g.unfilled is not None and g.unfilled[0] > ranked[0][0]:
+        plan.shadowed = g.unfilled[1].id
+    return plan
 
 
 def wants_label(qnorm: str) -> bool:
