@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 
 from celltrace.shared.flags import footnote_marks, is_note_key, unmarked
 from celltrace.shared.fragments import join_fragments
@@ -64,6 +65,12 @@ def detect_blocks(table: Table) -> list[Block]:
     runs = _runs(kinds)
     if not runs:
         return []
+    for start, end in runs:  # name | value lines right above a wider header: caption lines
+        lead = start
+        while lead < end and (kinds[lead] == "line" or _described_by(graph, lead, kinds, spans)):
+            lead += 1
+        if kinds[lead] == "labels" and _width(range(lead, lead + 1), spans) > 2:
+            kinds[start:lead] = ["line"] * (lead - start)
     groups: list[list[tuple[int, int]]] = []  # grid rows of each table, as runs
     captions: list[list[int]] = []
     notes: list[list[int]] = []
@@ -92,6 +99,21 @@ def detect_blocks(table: Table) -> list[Block]:
     keys = [graph.node_at(r, 0).text for r in range(table.n_rows)]
     _fold_descriptions(groups, captions, notes, kinds, spans, keys)
     return [_block(graph, kinds, spans, group, captions[i], notes[i]) for i, group in enumerate(groups)]
+
+
+def _described_by(graph: CellGraph, r: int, kinds: list[str], spans: list[tuple[int, int] | None]) -> bool:
+    """Row `r` names a property of the table in words, with no blank row below it (`Unit of measure`
+    | `Percentage of population …`, `Last update` | a date): a worded name and a value of three
+    words or more or a date, not a group label over columns (`province` | `2016`)."""
+    if kinds[r] != "labels" or spans[r] != (0, 1):
+        return False
+    key, value = graph.node_at(r, 0), graph.node_at(r, 1)
+    return (not is_number_text(key.text) and key.c1 == 0
+            and (len(value.text.split()) >= 3 or isinstance(value.value, date | datetime)
+                 or _DATE.fullmatch(value.text.strip()) is not None))
+
+
+_DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
 
 
 def _pairs(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None]) -> bool:

@@ -204,6 +204,13 @@ def test_name_value_lines_above_a_table_are_its_caption_and_a_flag_legend_below_
     assert "Unit of measure" in (table.title or "")
     headers = infer_headers(CellGraph(table))
     assert headers.unit_for(headers.graph.node_at(1, 2)) == "percent"
+    # the same lines with no blank row before the header; a group label over columns stays a header
+    packed = Table(text=[row for row in sheet.text[:8] if any(row)])
+    (block,) = detect_blocks(packed)
+    assert (block.r0, block.caption_rows) == (3, (0, 1, 2))
+    grouped = Table(text=[["province", "2016", "", ""], ["", "men", "women", "total"],
+                          ["ontario", "1", "2", "3"]])
+    assert detect_blocks(grouped)[0].r0 == 0
 
 
 def test_number_cells_round_trip_the_displayed_text() -> None:
