@@ -114,6 +114,7 @@ def _described_by(graph: CellGraph, r: int, kinds: list[str], spans: list[tuple[
 
 
 _DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
+"""A date written as text (`15/04/2024`, `2024-04-15`)."""
 
 
 def _pairs(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None]) -> bool:
@@ -124,7 +125,8 @@ def _pairs(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int
 
 
 def _width(rows: range, spans: list[tuple[int, int] | None]) -> int:
-    return max((hi for r in rows if (span := spans[r]) is not None for hi in (span[1],)), default=0) + 1
+    """Columns from the first used one to the last one filled in `rows`."""
+    return max((span[1] for r in rows if (span := spans[r]) is not None), default=0) + 1
 
 
 def _described(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None],

@@ -133,9 +133,9 @@ class Plan:
     considered: list[tuple[str, list[str], float]] = field(default_factory=list)
     """Every candidate plan the solver weighed: (operation, answer, calibrated probability)."""
     stats: dict[str, float] = field(default_factory=dict)
+    """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
     shadowed: int | None = None
     """A cell the question names better than the answer's that shows no figure (`..`, `x`, `:`)."""
-    """How the operation went (ranking gap and ties, pair scores, operands): confidence features."""
     parts: list[str] = field(default_factory=list)
     """The operand lookups of a derived measure or of a change between two years, as questions, one
     per answer node (`solver.composed` takes the plan's confidence from theirs)."""

@@ -76,6 +76,7 @@ _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
+"""A word written in capitals (`IT`, `OR`)."""
 
 _WORD_OR_NUMBER = re.compile(r"(?<=(?:19|20)\d\d[-/])(?P<range_end>\d\d)(?!\d)|\d[\d,]*(?:\.\d+)?|[^\W\d_]+")
 
