@@ -13,7 +13,9 @@ range is cut into runs of non-blank rows; within and across runs:
   with the section lines before it (blank rows between sections of a statement);
 * line rows before a table's first grid row are its caption (`Table.title`): those in its own run
   and the run of lines just above it; line rows after its last grid row are its notes (but the run
-  right above the next table is that table's caption).
+  right above the next table is that table's caption);
+* name | value lines beside a wider table describe it (above: caption; below, keyed by flags:
+  notes), and columns of text past a blank column beside a grid of figures are remarks (notes).
 
 `detect_blocks` returns the blocks; `crop` cuts one out as a `Table` whose title is the caption and
 whose origin is the block's sheet address; `locate` picks the block a question matches best (or
@@ -50,6 +52,8 @@ class Block:
     c1: int
     caption_rows: tuple[int, ...] = ()
     note_rows: tuple[int, ...] = ()
+    note_cols: tuple[int, ...] = ()
+    """Columns of remarks beside the grid, past a blank column (`Notes` | `IT includes the lease.`)."""
 
     @property
     def cells(self) -> int:
@@ -231,7 +235,25 @@ def _block(
         for c in (c0, c1):
             n = graph.node_at(r, c)
             c0, c1 = min(c0, n.c0), max(c1, n.c1)
-    return Block(r0, c0, grid_end, c1, tuple(caption), tuple(notes))
+    last, remarks = _remarks(graph, range(r0, grid_end + 1), c0, c1)
+    return Block(r0, c0, grid_end, last, tuple(caption), tuple(notes), remarks)
+
+
+def _remarks(graph: CellGraph, rows: range, c0: int, c1: int) -> tuple[int, tuple[int, ...]]:
+    """The grid's last column and the columns of remarks beside it: past the first blank column
+    (nothing in it, no merged area across it), columns of text only (no figures) beside a grid
+    that has figures. A blank spacer column between figure columns (`2019 | | 2018`) keeps both."""
+    def cells(c: int) -> list[Node]:
+        return [graph.node_at(r, c) for r in rows]
+
+    blank = next((c for c in range(c0 + 1, c1) if all(n.empty and n.c0 == n.c1 for n in cells(c))), None)
+    if blank is None:
+        return c1, ()
+    right = [n for c in range(blank + 1, c1 + 1) for n in cells(c) if not n.empty]
+    left = [n for c in range(c0, blank) for n in cells(c) if not n.empty]
+    if not right or any(_is_number(n) for n in right) or not any(_is_number(n) for n in left):
+        return c1, ()
+    return blank - 1, tuple(range(blank + 1, c1 + 1))
 
 
 def crop(table: Table, block: Block) -> Table:
@@ -251,7 +273,9 @@ def crop(table: Table, block: Block) -> Table:
     if table.origin is not None:
         address = table.address(block.r0, block.c0, block.r1, block.c1)
         origin = Origin(sheet=table.origin.sheet, address=address, workbook=table.origin.workbook)
-    notes = [*table.notes, *(_line_text(table, r) for r in block.note_rows)]
+    remarks = [" ".join(t for c in block.note_cols if (t := table.text[r][c].strip()))
+               for r in range(block.r0, block.r1 + 1)]
+    notes = [*table.notes, *(_line_text(table, r) for r in block.note_rows), *(t for t in remarks if t)]
     text, values = _without_footnote_marks(
         [table.text[r][cols] for r in rows], [table.values[r][cols] for r in rows], footnote_marks(notes))
     return Table(
@@ -345,7 +369,8 @@ def locate(table: Table, question: str | None = None, cell: tuple[int, int] | No
         )
     else:
         detail = [part for part, rows in (("title lines above kept as the caption", chosen.caption_rows),
-                                          ("notes below left out", chosen.note_rows)) if rows]
+                                          ("notes below left out", chosen.note_rows),
+                                          ("remarks beside it left out", chosen.note_cols)) if rows]
         out.warnings.append(
             f"no range given: detected the table at {where}" + (f" ({'; '.join(detail)})" if detail else "")
         )

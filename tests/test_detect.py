@@ -213,6 +213,23 @@ def test_name_value_lines_above_a_table_are_its_caption_and_a_flag_legend_below_
     assert detect_blocks(grouped)[0].r0 == 0
 
 
+def test_remarks_beside_a_table_past_a_blank_column_are_notes() -> None:
+    sheet = Table(text=[
+        ["Department", "2023", "2024", "", "Notes"],
+        ["Finance", "1,200", "1,350", "", ""],
+        ["IT", "2,400", "2,900", "", "IT includes the new data centre lease."],
+        ["Total", "3,600", "4,250", "", ""],
+    ])  # fmt: skip
+    (block,) = detect_blocks(sheet)
+    assert (block.c1, block.note_cols) == (2, (4,))
+    table = locate(sheet, "What was the IT budget in 2024?")
+    assert table.n_cols == 3 and table.notes == ["Notes", "IT includes the new data centre lease."]
+    assert "remarks beside it left out" in table.warnings[-1]
+    spaced = Table(text=[["", "2019", "", "2018"], ["Revenue", "1,200", "", "1,100"],
+                         ["Costs", "800", "", "750"]])
+    assert detect_blocks(spaced)[0].c1 == 3  # a spacer between figure columns keeps both sides
+
+
 def test_number_cells_round_trip_the_displayed_text() -> None:
     assert number_cell("1,234") == (1234, "#,##0")
     assert number_cell("(7.8)") == (-7.8, "0.0;(0.0)")
