@@ -157,7 +157,8 @@ def caption_unit(caption: str | None) -> CaptionUnit | None:
     if not caption:
         return None
     lines = caption.splitlines()
-    parts = [*_BRACKETED.findall(caption), *lines, *(p for line in lines for p in line.split(";"))]
+    clauses = [p for line in lines if ";" in line for p in line.split(";")]
+    parts = [*_BRACKETED.findall(caption), *lines, *clauses]
     for part in parts:
         text = normalise_text(part)
         exempt: tuple[str, ...] = ()

@@ -119,16 +119,24 @@ NOTE_LINES = 12
 `CELL_CHARS`."""
 
 
+def clip(text: str, max_chars: int = CELL_CHARS) -> str:
+    """`text` cut to `max_chars`, marked with an ellipsis when cut."""
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+def note_lines(notes: Sequence[str]) -> list[str]:
+    """The notes a prompt shows: whitespace collapsed, blank ones dropped, the first `NOTE_LINES`,
+    then a count of the rest."""
+    shown = [" ".join(n.split()) for n in notes if n.strip()]
+    more = [f"... {len(shown) - NOTE_LINES} more notes not shown"] if len(shown) > NOTE_LINES else []
+    return shown[:NOTE_LINES] + more
+
+
 def context_lines(table: Table) -> list[str]:
     """What the sheet says around the table: its caption (`title`, often the unit: `(in millions)`)
     and the notes under it (what a flag such as `E` or `..` means, what a footnote mark qualifies)."""
     lines = [f"title: {table.title!r}"] if table.title else []
-    notes = [" ".join(n.split()) for n in table.notes if n.strip()]
-    for note in notes[:NOTE_LINES]:
-        lines.append(f"note: {note if len(note) <= CELL_CHARS else note[: CELL_CHARS - 1] + '…'!r}")
-    if len(notes) > NOTE_LINES:
-        lines.append(f"... {len(notes) - NOTE_LINES} more notes not shown")
-    return lines
+    return lines + [f"note: {clip(note)!r}" for note in note_lines(table.notes)]
 
 
 def table_lines(graph: CellGraph) -> list[str]:

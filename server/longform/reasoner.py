@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celltrace.server.infra.llm import LLMClient, UsageMeter
-from celltrace.server.infra.prompting import CELL_CHARS, NOTE_LINES, data_block, fit_lines, render, truncate
+from celltrace.server.infra.prompting import clip, data_block, fit_lines, note_lines, render, truncate
 from celltrace.server.infra.sandbox import run_function
 from celltrace.server.infra.settings import Settings
 from celltrace.server.longform.generator import fallback_answer, sub_answer, user_message
@@ -122,8 +122,7 @@ def _unique_labels(labels: list[str]) -> list[str]:
 
 
 def _md(text: str) -> str:
-    text = " ".join(str(text).split()).replace("|", "\\|")
-    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
+    return clip(" ".join(str(text).split()).replace("|", "\\|"))
 
 
 def _table_block(payload: dict[str, Any], settings: Settings) -> str:
@@ -133,10 +132,9 @@ def _table_block(payload: dict[str, Any], settings: Settings) -> str:
     grid, hr, hc = payload["text"], payload["header_rows"], payload["header_cols"]
     n_rows, n_cols = len(grid), len(grid[0]) if grid else 0
     merges = [f"({r0}, {c0})-({r1}, {c1}) {grid[r0][c0]!r}" for r0, c0, r1, c1 in payload["merges"]]
-    notes = [" ".join(n.split()) for n in payload["notes"] if n.strip()]
     facts = [
         f"Title: {payload['title'] or '(none)'}",
-        *(f"Note: {_md(n)}" for n in notes[:NOTE_LINES]),
+        *(f"Note: {_md(n)}" for n in note_lines(payload["notes"])),
         f"Size: {n_rows} rows x {n_cols} columns (0-based indices, as in table.cell(r, c))",
         f"Inferred headers: {hr} header row(s), {hc} row-header column(s); data rows: "
         f"{_ranges(_data_rows(payload))}",

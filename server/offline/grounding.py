@@ -533,8 +533,10 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
                     score = g.pair_score(r, c)
                     keyed.append(((value in given, whole and value == WHOLE, -score, r.index, c.index),
                                   (score, r, c)))
-                elif node.text.strip() and (g.unfilled is None or g.pair_score(r, c) > g.unfilled[0]):
-                    g.unfilled = (g.pair_score(r, c), node)  # a mark (`..`, `x`): never the answer
+                elif node.text.strip():  # a mark (`..`, `x`): never the answer, but said in a warning
+                    score = g.pair_score(r, c)
+                    if g.unfilled is None or score > g.unfilled[0]:
+                        g.unfilled = (score, node)
         keyed.sort(key=lambda kc: kc[0])
         g.ranked = _later_year_first(g, [cell for _, cell in keyed])
     return g.ranked
