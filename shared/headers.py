@@ -391,7 +391,8 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     indentation, a section whose rows were indented under it (`Current assets:`, its indented
     items, then `Total assets` back at the left is not one of them). A `Total …` label is never
     under a plain label (`_TOTAL_LINE`); a section over repeated blocks (`_outer_sections`) and a
-    row heading a repeated run of rows (`_block_heads`) sit one level further out.
+    row heading a repeated run of rows (`_block_heads`) sit one level further out; such a head stays
+    under the sections around it, and the next section row ends its block.
     """
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
@@ -407,7 +408,7 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
         if r in sections:
             label = labels[r]
             ind = indent_of(label.text) - (label.id in outer)
-            stack = [e for e in stack if e[0] < ind]
+            stack = [e for e in stack if e[0] < ind and e[1].id not in heads]  # a section ends a block
             out[r] = [n for _, n, _ in stack]
             stack.append((ind, label, True))
             continue
@@ -415,11 +416,11 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
         if lab is None or lab.empty or lab.r0 != r:
             out[r] = [n for _, n, is_section in stack if is_section]
             continue
-        if lab.id in heads:  # one level further out, like a section over its block
-            ind = indent_of(lab.text) - 1
-            stack = [e for e in stack if e[0] < ind]
+        if lab.id in heads:  # one level further out than its block, inside the sections around it
+            ind = indent_of(lab.text)
+            stack = [e for e in stack if e[0] < ind - 1 or (e[2] and e[1].id not in heads and e[0] <= ind)]
             out[r] = [n for _, n, _ in stack]
-            stack.append((ind, lab, True))
+            stack.append((ind - 1, lab, True))
             continue
         ind = indent_of(lab.text)
         closing = _TOTAL_LINE.match(normalise_text(lab.text)) is not None

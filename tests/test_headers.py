@@ -252,6 +252,21 @@ def test_a_row_over_a_repeated_run_of_rows_heads_it() -> None:
     assert texts(infer_headers(uneven).row_path(uneven.node_at(5, 1))) == ["management"]
 
 
+
+def test_a_row_heading_a_repeated_run_stays_inside_its_section() -> None:
+    """`men aged` / `women aged` are section rows; under each, `18 or older` heads the same run of
+    age groups. The head sits one level out from its run but still under its section, and the next
+    section ends its block."""
+    ages = [["18 to 24", "25.0"], ["25 to 34", "17.4"]]
+    t = Table(text=[["age", "%"], ["men aged", ""], ["18 or older", "17.0"], *ages, ["women aged", ""],
+                    ["18 older", "5.5"], *ages])
+    g = CellGraph(t)
+    h = infer_headers(g)
+    assert texts(h.row_path(g.node_at(2, 1))) == ["men aged", "18 or older"]
+    assert texts(h.row_path(g.node_at(3, 1))) == ["men aged", "18 or older", "18 to 24"]
+    assert texts(h.row_path(g.node_at(6, 1))) == ["women aged", "18 older"]
+    assert texts(h.row_path(g.node_at(8, 1))) == ["women aged", "18 older", "25 to 34"]
+
 def test_a_unit_row_inside_the_data_heads_the_rows_below_it() -> None:
     """Counts, then the same years again as percentages under a `percent` row (left band blank)."""
     t = Table(text=[["year", "canada", "man"], ["", "number", ""], ["2013", "259,024", "13,103"],
