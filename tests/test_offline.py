@@ -705,6 +705,15 @@ def test_ranked_label_wording() -> None:
     assert (plan.operation, plan.answer) == ("argmax", ["ontario"])
 
 
+def test_a_question_opening_with_where_asks_for_a_name() -> None:
+    """`where the highest rate of …` names a rate, but opening on `where` it asks for the place."""
+    assert ops.asks_label("where is the highest average age of mothers?")
+    police = Table(text=[["police service", "officers", "rate"], ["windsor", "450", "132"],
+                         ["victoria", "250", "161"], ["ottawa", "1,223", "121"]])
+    plan, _ = run(police, "where the highest rate of police strength was reported?")
+    assert (plan.operation, plan.answer) == ("argmax", ["victoria"])
+
+
 CI_TABLE = Table(
     text=[
         ["characteristic", "total", "", "", "women", "", ""],

@@ -105,7 +105,9 @@ COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:
 """A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
-LABEL_QUESTION = re.compile(r"^\s*(?:in\s+)?(?:which|who|whom|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
+LABEL_QUESTION = re.compile(
+    r"^\s*(?:in\s+)?(?:which|who|whom|where|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
+"""A question opening on the name it asks: which/who/where …, `what country had …`."""
 
 
 MEASURE_LABELS = _vocab(
