@@ -83,6 +83,29 @@ def normalise_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+def phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    r"""Where `phrase` occurs in `text` as whole words (no word character either side): the spans
+    of `re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)`, without compiling a pattern per
+    label (a sheet of 3,000 labels overflowed the regex cache)."""
+    spans: list[tuple[int, int]] = []
+    if not phrase:
+        return spans
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if not (start and _word_char(text[start - 1])) and not (end < len(text) and _word_char(text[end])):
+            spans.append((start, end))
+            start = text.find(phrase, end)
+        else:
+            start = text.find(phrase, start + 1)
+    return spans
+
+
+def _word_char(ch: str) -> bool:
+    r"""A regex `\w` character."""
+    return ch.isalnum() or ch == "_"
+
+
 def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo}-{hi}"
 

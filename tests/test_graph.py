@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from itertools import combinations
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from celltrace.shared.a1 import range_ref
-from celltrace.shared.graph import CellGraph, Node, graph_of, render_node
+from celltrace.shared.graph import CellGraph, Node, graph_of, phrase_spans, render_node
 from celltrace.shared.graph_json import graph_result
 from celltrace.shared.table import Origin, Table
 
@@ -177,3 +178,16 @@ def test_graph_of_shares_one_graph_per_content_and_origin() -> None:
     assert graph_of(moved).node_at(1, 1).address == "D4"
     changed = Table(text=[["year", "revenue"], ["2016", "701"]])
     assert graph_of(changed).node_at(1, 1).text == "701"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab _-(é1²", max_size=14), st.text(alphabet="ab _-(é1²", min_size=1, max_size=3))
+def test_phrase_spans_are_the_whole_word_matches(text: str, phrase: str) -> None:
+    """The regex-free search finds what `(?<!\\w)phrase(?!\\w)` finds."""
+    expected = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)]
+    assert phrase_spans(text, phrase) == expected
+
+
+def test_phrase_spans_skip_a_phrase_inside_a_longer_word() -> None:
+    assert phrase_spans("net income and other income", "income") == [(4, 10), (21, 27)]
+    assert phrase_spans("incomes", "income") == [] and phrase_spans("x", "") == []

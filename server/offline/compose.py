@@ -21,7 +21,7 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import is_aggregate
-from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.graph import Node, normalise_text, phrase_spans
 
 if TYPE_CHECKING:
     from celltrace.server.offline.grounding import Grounder, Plan
@@ -78,11 +78,11 @@ def said_only_inside(question: str, label: str, longer: list[str]) -> bool:
     """Whether `label` is only part of the `longer` labels here: true unless the question says one
     of them outright and says `label` outright outside it too (`percentage of revenue was cost of
     revenue` names `revenue` as well as `cost of revenue`; `cargo revenue` names only the longer)."""
-    said = [m for o in longer for m in re.finditer(rf"(?<!\w){re.escape(o)}(?!\w)", question)]
+    said = [span for o in longer for span in phrase_spans(question, o)]
     if not longer or not said:
         return bool(longer)
-    covered = {i for m in said for i in range(m.start(), m.end())}
-    return all(m.start() in covered for m in re.finditer(rf"(?<!\w){re.escape(label)}(?!\w)", question))
+    covered = {i for start, end in said for i in range(start, end)}
+    return all(start in covered for start, _ in phrase_spans(question, label))
 
 
 def _parallel_lines(g: Grounder, lines: list[Line], a: Operand, b: Operand) -> tuple[Line, Line]:

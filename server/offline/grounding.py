@@ -38,7 +38,7 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
-from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
@@ -173,9 +173,8 @@ class Grounder:
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
-        self._match: dict[int, dict[str, float]] = {
-            nid: match_words(n.text, self.qwords) for nid, n in label_nodes.items()
-        }
+        by_text = {text: match_words(text, self.qwords) for text in {n.text for n in label_nodes.values()}}
+        self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
@@ -250,7 +249,7 @@ class Grounder:
         text = normalise_text(node.text)
         if not text:
             return 0.0
-        if len(text) > 2 and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm):
+        if len(text) > 2 and phrase_spans(self.qnorm, text):
             return 1.0
         if acronym(text) & self.qtoks:
             return 1.0
@@ -354,8 +353,7 @@ class Grounder:
         included), not just its words: `net income` names the line `Net income`, not `Other income
         (expense), net`; `very severe` names `very severe`, not `severe`."""
         text = normalise_text(node.text)
-        return len(text.split()) >= 2 and bool(
-            re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.qnorm))
+        return len(text.split()) >= 2 and bool(phrase_spans(self.qnorm, text))
 
     def _label_bonus(self, line: Line) -> float:
         """Label completeness of a line (once per line: every pair with it asks again)."""
