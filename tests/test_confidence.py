@@ -69,3 +69,19 @@ def test_every_candidate_weighed_is_reported_with_its_probability() -> None:
     assert all(0.0 <= p <= 1.0 for _, _, p in plan.considered)
     assert plan.considered[0][:2] == (plan.operation, plan.answer)
     assert plan.considered[0][2] == pytest.approx(plan.confidence, abs=1e-4)
+
+
+def test_an_answer_of_another_kind_than_asked_is_flagged() -> None:
+    """`which …` answered with a figure, `how many …` with a label: the type_mismatch feature."""
+    from celltrace.server.offline.solver import candidate_plans
+
+    graph = CellGraph(Table(text=TABLE))
+
+    def mismatch(question: str) -> list[float]:
+        return [f["type_mismatch"] for _, f in candidate_plans(question, graph, infer_headers(graph), None)]
+
+    assert mismatch("how many women were there in 2020?") == [0.0]
+    assert mismatch("which year had the most women?") == [0.0, 1.0]  # argmax names 2020; lookup: 98
+    assert mismatch("how many were higher in 2019, men or women?") == [1.0, 0.0]  # `men`; lookup: 120
+    model = load("confidence_model")
+    assert "type_mismatch" in model.features

@@ -85,6 +85,7 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
         for i in plan.answer_nodes[:4]))
     out["answer_is_label"] = float(bool(plan.answer_nodes) and all(
         g.h.is_header(g.graph.node(i)) for i in plan.answer_nodes))
+    out["type_mismatch"] = _type_mismatch(g.q, out)
     out["q_words"] = float(len(g.qwords))
     out["rows"] = math.log1p(len(g.rows))
     out["cols"] = math.log1p(len(g.cols))
@@ -100,6 +101,17 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
                 "operand_coverage"):
         out[key] = float(plan.stats.get(key, -1.0))
     return out
+
+
+def _type_mismatch(question: str, out: dict[str, float]) -> float:
+    """The answer is not the kind of thing asked: a name (which/who/where …) answered with a figure
+    that is no label, or an amount (`how many`, `what was the percentage`) answered with a label."""
+    q = question.lower()
+    asks_name = ops.asks_label(q)
+    asks_amount = bool(ops.QUANTITY.search(q) or ops.AMOUNT_ASKED.match(q))
+    figure = out["answer_numeric"] > 0 and not out["answer_is_label"]
+    answered = out["n_answers"] > 0
+    return float((asks_name and figure) or (asks_amount and not asks_name and not figure and answered))
 
 
 OPERATION_STEMS = frozenset((
