@@ -837,6 +837,19 @@ def test_when_question_returns_the_year_of_the_row() -> None:
     assert cells(g, plan.answer_nodes) == [(2, 0)]
 
 
+def test_a_question_quoting_a_rows_figures_asks_for_that_row() -> None:
+    """`when did he catch 90 passes for 1,137 yards`: the one row holding both figures; a single
+    quoted figure, or figures spread over two rows, leave the lookup as it was."""
+    stats = Table(text=[["season", "team", "receptions", "yards", "td"],
+                        ["2009", "arizona", "97", "1,092", "13"], ["2010", "arizona", "90", "1,137", "6"],
+                        ["2011", "arizona", "80", "1,411", "8"]])
+    plan, g = run(stats, "when did he catch 90 passes for 1,137 yards and six touchdowns?")
+    assert (plan.operation, plan.answer) == ("lookup_time", ["2010"])
+    assert cells(g, plan.answer_nodes) == [(2, 0)]
+    plan, _ = run(stats, "when did he catch 97 passes for 1,411 yards?")  # one figure in each of two rows
+    assert plan.answer != ["2010"]
+
+
 LASERS = Table(
     text=[
         ["product", "total", "", "", "males", "", "", "females", "", ""],

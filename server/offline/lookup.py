@@ -38,13 +38,16 @@ def solve_lookup(g: Grounder) -> Plan:
         return Plan([], [], [], "lookup", 0.0, "no cell matched")
     _, row, col = ranked[0]
     conf = _confidence(g, ranked)
-    if TIME_QUESTION.search(g.qnorm):
+    asks_time, asks_name = bool(TIME_QUESTION.search(g.qnorm)), wants_label(g.qnorm)
+    quoted = quoted_row(g) if asks_time or asks_name else None
+    row = quoted or row
+    if asks_time:
         when = _time_answer(g, row)
         if when is not None:
             hdrs = [i for i in headers_for(g, [row]) if i != when.id]
             return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
                         row_headers=hdrs)
-    label = _label_answer(g, row, "row") if wants_label(g.qnorm) else _named_label(g, row)
+    label = _label_answer(g, row, "row") if asks_name else _named_label(g, row)
     if label is not None:
         hdrs = headers_for(g, [col])
         return Plan([label.text.strip()], [label.id], hdrs, "lookup_label", conf, "row label",
@@ -56,6 +59,26 @@ def solve_lookup(g: Grounder) -> Plan:
     if g.unfilled is not None and g.unfilled[0] > ranked[0][0]:
         plan.shadowed = g.unfilled[1].id
     return plan
+
+
+def quoted_row(g: Grounder) -> Line | None:
+    """The one row holding two or more of the figures the question quotes (`when did he make 44
+    receptions for 523 yards`): a question giving a row's figures asks for that row's name or year."""
+    quoted = {float(m.replace(",", "")) for m in _QUOTED.findall(g.qnorm) if not YEAR.fullmatch(m)}
+    if len(quoted) < 2:
+        return None
+    counts: list[tuple[int, Line]] = []
+    for row in g.rows:
+        values = {num.value for c in range(g.h.header_cols, g.graph.n_cols)
+                  if g.h.is_data(cell := g.graph.node_at(row.index, c)) and (num := ops.parse(cell.text))}
+        counts.append((len(quoted & values), row))
+    best = max((k for k, _ in counts), default=0)
+    rows = [row for k, row in counts if k == best]
+    return rows[0] if best >= 2 and len(rows) == 1 else None
+
+
+_QUOTED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.,])|(?<![\w.,])\d+(?:\.\d+)?(?![\w.,])")
+"""A figure written in a question (`3,228`, `14.5`, `44`)."""
 
 
 def wants_label(qnorm: str) -> bool:
