@@ -1695,6 +1695,21 @@ def test_how_many_times_is_asked_of_the_larger_of_two_figures() -> None:
     assert (plan.operation, plan.answer) == ("ratio", ["2.17"])
 
 
+def test_an_operand_is_named_by_words_of_its_own() -> None:
+    """`living off reserve` shares every word the question gives it with `living on reserve`: the
+    second operand is `non-aboriginal`, the label named by a word of its own."""
+    table = Table(text=[
+        ["cause", "first nations living on reserve", "first nations living off reserve",
+         "non-aboriginal population"],
+        ["all causes", "1,806", "1,131", "497"],
+    ])  # fmt: skip
+    q = ("how many times the hospitalization rate for first nations youth living on reserve was that for "
+         "non-aboriginal youth?")
+    plan, g = run(table, q)
+    assert (plan.operation, plan.answer) == ("ratio", ["3.63"])
+    assert cells(g, plan.answer_nodes) == [(1, 1), (1, 3)]
+
+
 def test_two_named_lines_together_are_summed() -> None:
     table = Table(text=[["party", "seats won"], ["liberal", "112"], ["labour", "82"], ["green", "10"]])
     for q in ("how many seats did the liberal party and the labour party win together?",

@@ -110,7 +110,8 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
         named = operand_nodes(g, lines)
         pairs = [
             (g.mention(a) + g.mention(b), _literal_cover(g, a) + _literal_cover(g, b), a, sa, b, sb)
-            for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:] if not sa & sb
+            for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:]
+            if not sa & sb and _named_apart(g, a, b) and _named_apart(g, b, a)
         ]
         if not pairs:
             continue
@@ -123,6 +124,13 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
         first, second = _parallel_lines(g, lines, *ordered)
         best = (score, axis, [first, second], g.best(other)[0][1])
     return None if best is None else best[1:]
+
+
+def _named_apart(g: Grounder, node: Node, other: Node) -> bool:
+    """`node` is named by a word of its own, not only by words it shares with `other` (`first
+    nations living off reserve` is not named by `… living on reserve`), unless said outright."""
+    return bool(set(g.matched(node)) - set(g.matched(other))) or bool(
+        phrase_spans(g.qnorm, normalise_text(node.text)))
 
 
 def _literal_cover(g: Grounder, node: Node) -> float:
