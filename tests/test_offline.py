@@ -1717,3 +1717,22 @@ def test_two_named_lines_together_are_summed() -> None:
         plan, _ = run(table, q)
         assert (plan.operation, plan.answer) == ("sum", ["194"])
     assert run(table, "how many seats did the green party win?")[0].answer == ["10"]
+
+
+def test_a_line_adding_up_its_siblings_is_their_total() -> None:
+    """`Canada` over four provinces whose figures it adds up is a total though its label does not say
+    so: a share of it is computed (it had read Quebec's own figure). Small counts adding up by chance
+    (`0`s, `1`s) and years are not totals."""
+    from celltrace.server.offline.grounding import Grounder
+
+    table = Table(text=[["province", "2019", "2020", "2021"], ["Canada", "1,000", "1,100", "1,210"],
+                        ["Ontario", "400", "450", "500"], ["Quebec", "300", "320", "350"],
+                        ["Alberta", "200", "210", "230"], ["Manitoba", "100", "120", "130"]])
+    plan, _ = run(table, "What share of employment in 2021 was in Quebec?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["28.9%"])
+    seasons = Table(text=[["season", "apps", "goals", "first", "last"], ["1996-97", "1", "0", "1996", "1997"],
+                          ["1997-98", "0", "0", "1997", "1998"], ["1998-99", "0", "1", "1998", "1999"],
+                          ["total", "1", "1", "1996", "1999"]])
+    graph = CellGraph(seasons)
+    g = Grounder("how many apps?", graph, infer_headers(graph), None)
+    assert [ln.label.text for ln in g.rows + g.cols if ln.sums and ln.label] == []

@@ -35,6 +35,7 @@ from celltrace.server.offline.lines import (
     has_value,
     is_aggregate_label,
     is_nil,
+    mark_sums,
     under_aggregate,
     value_cell,
 )
@@ -169,6 +170,8 @@ class Grounder:
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
+        mark_sums(graph, self.rows, self.cols)
+        mark_sums(graph, self.cols, self.rows)
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's

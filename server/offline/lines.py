@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.numbers import parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
     {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals"})
@@ -23,6 +24,8 @@ class Line:
     index: int
     path: list[Node]
     notes: list[Node] = field(default_factory=list)
+    sums: bool = False
+    """Its figures are the sum of its sibling lines' (`mark_sums`): a total its label does not say."""
 
     @property
     def label(self) -> Node | None:
@@ -47,8 +50,48 @@ NIL_MARKS = frozenset(("-", "--", "–", "—", "‒", "―"))
 
 
 def is_aggregate(line: Line) -> bool:
-    lab = line.label
-    return lab is not None and bool(set(normalise_text(lab.text).split()) & AGGREGATE_LABEL_WORDS)
+    """A total line: its label says so (`Total`, `All ages`) or its figures add up its siblings'."""
+    return line.sums or (line.label is not None and is_aggregate_label(line.label))
+
+
+def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
+    """Set `Line.sums` on the line of each group of four or more siblings (same parent labels) whose
+    figures equal the sum of the others' (`Canada` over the provinces), to rounding and larger than
+    each, where every sibling shows a figure (no year) and four at least are not zero: on at least
+    `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them."""
+    groups: dict[tuple[int, ...], list[Line]] = {}
+    for ln in lines:
+        groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append(ln)
+    for members in groups.values():
+        if len(members) < 4:
+            continue
+        hits = [0] * len(members)
+        positions = 0
+        for other in others:
+            cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
+                     graph.node_at(other.index, ln.index) for ln in members]
+            infos = [parse_number_info(c.text) for c in cells]
+            if len({c.id for c in cells}) < len(cells) or any(i is None for i in infos):
+                continue
+            values = [i.value for i in infos if i is not None]
+            if sum(1 for v in values if v) < 4 or any(_YEAR.match(c.text.strip()) for c in cells):
+                continue  # a total of three nonzero parts at least; no years
+            positions += 1
+            total = sum(values)
+            tol = 0.5 * 10 ** -max(i.decimals or 0 for i in infos if i is not None) * len(values) + 1e-9
+            for k, v in enumerate(values):
+                if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
+                    hits[k] += 1
+        best = max(range(len(members)), key=lambda k: hits[k])
+        if hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions:
+            members[best].sums = True
+
+
+_YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
+SUM_MIN_FIGURES = 2
+SUM_SHARE = 0.6
+"""A sum line adds up its siblings at two positions at least and at 60 % of those where all show a
+figure (rounded figures, a suppressed cell, a column of rates that do not add up)."""
 
 
 def under_aggregate(line: Line) -> bool:
