@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.numbers import parse_number_info
+from celltrace.shared.numbers import is_year_text, parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
     {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals"})
@@ -74,7 +74,7 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
             if len({c.id for c in cells}) < len(cells) or any(i is None for i in infos):
                 continue
             values = [i.value for i in infos if i is not None]
-            if sum(1 for v in values if v) < 4 or any(_YEAR.match(c.text.strip()) for c in cells):
+            if sum(1 for v in values if v) < 4 or any(is_year_text(c.text) for c in cells):
                 continue  # a total of three nonzero parts at least; no years
             positions += 1
             total = sum(values)
@@ -87,7 +87,6 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
             members[best].sums = True
 
 
-_YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
 SUM_MIN_FIGURES = 2
 SUM_SHARE = 0.6
 """A sum line adds up its siblings at two positions at least and at 60 % of those where all show a
