@@ -70,15 +70,15 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
         for other in others:
             cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
                      graph.node_at(other.index, ln.index) for ln in members]
-            infos = [parse_number_info(c.text) for c in cells]
-            if len({c.id for c in cells}) < len(cells) or any(i is None for i in infos):
+            nums = [i for c in cells if (i := parse_number_info(c.text)) is not None]
+            if len({c.id for c in cells}) < len(cells) or len(nums) < len(cells):
                 continue
-            values = [i.value for i in infos if i is not None]
+            values = [i.value for i in nums]
             if sum(1 for v in values if v) < 4 or any(is_year_text(c.text) for c in cells):
                 continue  # a total of three nonzero parts at least; no years
             positions += 1
             total = sum(values)
-            tol = 0.5 * 10 ** -max(i.decimals or 0 for i in infos if i is not None) * len(values) + 1e-9
+            tol = 0.5 * 10 ** -max(i.decimals for i in nums) * len(values) + 1e-9
             for k, v in enumerate(values):
                 if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
                     hits[k] += 1
@@ -95,7 +95,7 @@ figure (rounded figures, a suppressed cell, a column of rates that do not add up
 
 def under_aggregate(line: Line) -> bool:
     """Some label of the path is an aggregate (`total > percent`): the default when unqualified."""
-    return any(set(normalise_text(n.text).split()) & AGGREGATE_LABEL_WORDS for n in line.path)
+    return any(is_aggregate_label(n) for n in line.path)
 
 
 def is_aggregate_label(node: Node) -> bool:

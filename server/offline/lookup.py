@@ -64,7 +64,7 @@ def solve_lookup(g: Grounder) -> Plan:
 def quoted_row(g: Grounder) -> Line | None:
     """The one row holding two or more of the figures the question quotes (`when did he make 44
     receptions for 523 yards`): a question giving a row's figures asks for that row's name or year."""
-    quoted = {float(m.replace(",", "")) for m in _QUOTED.findall(g.qnorm) if not YEAR.fullmatch(m)}
+    quoted = {num.value for m in _QUOTED.findall(g.qnorm) if not YEAR.fullmatch(m) and (num := ops.parse(m))}
     if len(quoted) < 2:
         return None
     counts: list[tuple[int, Line]] = []
