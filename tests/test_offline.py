@@ -1736,3 +1736,24 @@ def test_a_line_adding_up_its_siblings_is_their_total() -> None:
     graph = CellGraph(seasons)
     g = Grounder("how many apps?", graph, infer_headers(graph), None)
     assert [ln.label.text for ln in g.rows + g.cols if ln.sums and ln.label] == []
+
+
+def test_word_order_tells_apart_labels_of_the_same_words() -> None:
+    """Two lines whose content words the question matches alike: the one the question says in its
+    word order wins; a label it does not fully match gets no share."""
+    table = Table(text=[
+        ["children", "percent"],
+        ["had children under 6 in 2006, not in 2016", "22.0"],
+        ["did not have children under 6 in 2006 or 2016", "65.3"],
+    ])
+    plan, _ = run(table, "what percent did not have children under 6 in either 2006 or 2016?")
+    assert plan.answer == ["65.3"]
+    plan, _ = run(table, "what percent had children under 6 in 2006 but not in 2016?")
+    assert plan.answer == ["22.0"]
+    graph = CellGraph(table)
+    g = Grounder("what percent did not have children under 6 in either 2006 or 2016?", graph,
+                 infer_headers(graph), None)
+    assert g.phrase_share(graph.node_at(2, 0)) == 7 / 10  # `did not have children under 6 in`
+    assert g.phrase_share(graph.node_at(0, 0)) == 0.0  # one word
+    assert Grounder("children born in 2016", graph, infer_headers(graph), None).phrase_share(
+        graph.node_at(1, 0)) == 0.0  # `had`, `under`, `6` unsaid

@@ -58,7 +58,9 @@ were employed` is `Employed`, not `Unemployed | Number`)."""
 
 EXACT_BONUS = 0.1
 """Extra score of a line whose innermost label the question quotes whole (an exact whole-label
-match beats a partial one whose remaining words are parents' or function words)."""
+match beats a partial one whose remaining words are parents' or function words); a label the
+question says partly in its word order gets that share of it (`Grounder.phrase_share`)."""
+_WORD = re.compile(r"[\w'&-]+")
 
 
 RESIDUAL_PENALTY = 0.2
@@ -205,6 +207,7 @@ class Grounder:
         """The best-scored cell skipped for showing no figure (`ranked_cells`)."""
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
+        self._qword_seq = " ".join(_WORD.findall(self.qnorm))
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -358,6 +361,25 @@ class Grounder:
         text = normalise_text(node.text)
         return len(text.split()) >= 2 and bool(phrase_spans(self.qnorm, text))
 
+    def phrase_share(self, node: Node) -> float:
+        """For a label whose every word the question matches, the share of its words the question
+        says in the label's order: its longest run of consecutive words (function words included,
+        at least two, one of them a content word) found consecutively in the question, over its word
+        count; 1 for a label quoted whole. Word order tells labels of the same words apart: `did not
+        have children under 6 in 2006 or 2016` names that line, not `had children under 6 in 2006,
+        not in 2016`."""
+        words = _WORD.findall(normalise_text(node.text))
+        if len(words) < 2 or self.mention(node) < 1.0:
+            return 0.0
+        q = self._qword_seq
+        best = 0
+        for i in range(len(words)):
+            for j in range(len(words), i + max(best, 1), -1):
+                if label_tokens(" ".join(words[i:j])) and phrase_spans(q, " ".join(words[i:j])):
+                    best = j - i
+                    break
+        return best / len(words) if best >= 2 else 0.0
+
     def _label_bonus(self, line: Line) -> float:
         """Label completeness of a line (once per line: every pair with it asks again)."""
         if line.label is None:
@@ -367,7 +389,7 @@ class Grounder:
         if bonus is None:
             parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
             known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
-            exact = EXACT_BONUS * self.verbatim(line.label)
+            exact = EXACT_BONUS * self.phrase_share(line.label)
             rest = RESIDUAL_PENALTY * (bool(_RESIDUAL.match(normalise_text(line.label.text)))
                                        and not re.search(r"\bothers?\b", self.qnorm))
             precision = PRECISION_PENALTY * (line.axis == "col" and not self._asks_precision and any(
