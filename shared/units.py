@@ -45,8 +45,10 @@ MEASURES = {
     "person": "persons", "persons": "persons", "people": "persons",
     "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "barrels": "barrels", "units": "units",
 }  # fmt: skip
-FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the"}
-"""Words a unit phrase may hold besides units (`in millions of current dollars`)."""
+FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the",
+          "numbers", "amounts", "figures", "values"}
+"""Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
+thousands`, `Amounts in thousands of dollars`); alone they name no unit."""
 _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information", "and", "the", "noted"}
 """Words of an `except ...` clause that do not name the exempted items."""
 

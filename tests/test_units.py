@@ -79,6 +79,15 @@ def test_caption_unit_in_brackets_or_a_semicolon_clause() -> None:
     assert caption_unit("Units sold by region") is None
 
 
+def test_caption_unit_naming_what_is_scaled() -> None:
+    """Statistical captions say what the scale applies to (`Numbers in thousands`); those words alone
+    name no unit."""
+    assert caption_unit("Table 3. Employed persons\n(Numbers in thousands)").unit == "thousands"  # type: ignore[union-attr]
+    assert caption_unit("(Amounts in thousands of dollars)").unit == "$ thousands"  # type: ignore[union-attr]
+    assert caption_unit("(Numbers)") is None
+    assert caption_unit("Values by region") is None
+
+
 def test_amounts_per_something_keep_the_captions_currency_without_its_scale() -> None:
     per_share = caption_unit("($ in millions, except per share amounts)")
     assert per_share is not None and (per_share.unit, per_share.exempt_unit) == ("$ millions", "$")
