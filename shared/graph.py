@@ -9,6 +9,7 @@ memory O(cells). Node ids are row-major by anchor (top-left cell), so they are d
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterator
@@ -81,6 +82,15 @@ def normalise_text(text: str) -> str:
     if text.isascii():  # NFKC leaves ASCII unchanged and casefold is lower (the common case: fast)
         return " ".join(text.lower().split())
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_WORDS = re.compile(r"\w[\w'&-]*")
+
+
+def words(text: str) -> list[str]:
+    """The words of `normalise_text(text)`, punctuation around them dropped (`Total, 16 years` →
+    `total`, `16`, `years`); inner apostrophes, ampersands and hyphens kept (`r&d`, `non-hate`)."""
+    return _WORDS.findall(normalise_text(text))
 
 
 def phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:

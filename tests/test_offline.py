@@ -1757,3 +1757,19 @@ def test_word_order_tells_apart_labels_of_the_same_words() -> None:
     assert g.phrase_share(graph.node_at(0, 0)) == 0.0  # one word
     assert Grounder("children born in 2016", graph, infer_headers(graph), None).phrase_share(
         graph.node_at(1, 0)) == 0.0  # `had`, `under`, `6` unsaid
+
+
+def test_a_total_label_with_a_qualifier_after_a_comma_is_no_member() -> None:
+    """`Total, 16 years and over` is the total line (its first word is `total` before a comma): a
+    ranking leaves it out and a share takes it as the whole."""
+    table = Table(text=[
+        ["industry", "men", "women"],
+        ["Total, 16 years and over", "84011", "76830"],
+        ["Construction", "10840", "1320"],
+        ["Health care and social assistance", "4900", "17100"],
+        ["Retail trade", "7900", "7600"],
+    ])
+    plan, _ = run(table, "Which industry employed the most women?")
+    assert plan.answer == ["Health care and social assistance"]
+    plan, _ = run(table, "What share of employed women worked in health care and social assistance?")
+    assert plan.answer == ["22.3%"]

@@ -21,7 +21,7 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import is_aggregate
-from celltrace.shared.graph import Node, normalise_text, phrase_spans
+from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 
 if TYPE_CHECKING:
     from celltrace.server.offline.grounding import Grounder, Plan
@@ -135,12 +135,12 @@ def _named_apart(g: Grounder, node: Node, other: Node) -> bool:
 
 def _literal_cover(g: Grounder, node: Node) -> float:
     """Share of the label's words, stopwords included, that the question holds (same word or stem)."""
-    qwords = set(g.qnorm.split())
+    qwords = set(words(g.qnorm))
     qstems = {t for w in qwords for t in tokens(w)}
-    words = [w for w in normalise_text(node.text).split() if w.isalpha()]
-    if not words:
+    label = [w for w in words(node.text) if w.isalpha()]
+    if not label:
         return 0.0
-    return sum(w in qwords or bool(set(tokens(w)) & qstems) for w in words) / len(words)
+    return sum(w in qwords or bool(set(tokens(w)) & qstems) for w in label) / len(label)
 
 
 def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:

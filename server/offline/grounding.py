@@ -39,7 +39,7 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
-from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
+from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
@@ -60,7 +60,6 @@ EXACT_BONUS = 0.1
 """Extra score of a line whose innermost label the question quotes whole (an exact whole-label
 match beats a partial one whose remaining words are parents' or function words); a label the
 question says partly in its word order gets that share of it (`Grounder.phrase_share`)."""
-_WORD = re.compile(r"[\w'&-]+")
 
 
 RESIDUAL_PENALTY = 0.2
@@ -207,7 +206,7 @@ class Grounder:
         """The best-scored cell skipped for showing no figure (`ranked_cells`)."""
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
-        self._qword_seq = " ".join(_WORD.findall(self.qnorm))
+        self._qword_seq = " ".join(words(self.qnorm))
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -368,17 +367,17 @@ class Grounder:
         count; 1 for a label quoted whole. Word order tells labels of the same words apart: `did not
         have children under 6 in 2006 or 2016` names that line, not `had children under 6 in 2006,
         not in 2016`."""
-        words = _WORD.findall(normalise_text(node.text))
-        if len(words) < 2 or self.mention(node) < 1.0:
+        label = words(node.text)
+        if len(label) < 2 or self.mention(node) < 1.0:
             return 0.0
         q = self._qword_seq
         best = 0
-        for i in range(len(words)):
-            for j in range(len(words), i + max(best, 1), -1):
-                if label_tokens(" ".join(words[i:j])) and phrase_spans(q, " ".join(words[i:j])):
+        for i in range(len(label)):
+            for j in range(len(label), i + max(best, 1), -1):
+                if label_tokens(" ".join(label[i:j])) and phrase_spans(q, " ".join(label[i:j])):
                     best = j - i
                     break
-        return best / len(words) if best >= 2 else 0.0
+        return best / len(label) if best >= 2 else 0.0
 
     def _label_bonus(self, line: Line) -> float:
         """Label completeness of a line (once per line: every pair with it asks again)."""

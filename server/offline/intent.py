@@ -30,7 +30,7 @@ from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
-from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.numbers import parse_number_info
 
 
@@ -108,10 +108,10 @@ def _names_a_label(g: Grounder, phrase: str) -> bool:
     return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
 
 
-def _labels_hold(g: Grounder, words: frozenset[str]) -> bool:
-    """Some header label of the table holds one of `words` (`national average`, `mean age`): the
+def _labels_hold(g: Grounder, wanted: frozenset[str]) -> bool:
+    """Some header label of the table holds one of `wanted` (`national average`, `mean age`): the
     question's word names that line rather than asking for arithmetic."""
-    return any(set(normalise_text(n.text).split()) & words for ln in g.rows + g.cols for n in ln.path)
+    return any(not wanted.isdisjoint(words(n.text)) for ln in g.rows + g.cols for n in ln.path)
 
 
 def _best_cell(g: Grounder) -> tuple[Line, Line, Node] | None:

@@ -16,7 +16,7 @@ import tomllib
 from importlib import resources
 
 from celltrace.server.infra.retrieval import STOPWORDS, tokens
-from celltrace.shared.graph import normalise_text
+from celltrace.shared.graph import normalise_text, words
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "fraction": "percent",
               "count": "number"}
@@ -68,7 +68,7 @@ def names_precision(text: str) -> bool:
 
 def asks_precision(question: str) -> bool:
     """Whether a question names a precision measure or its words (`error`, `interval`)."""
-    return names_precision(question) or not PRECISION_WORDS.isdisjoint(normalise_text(question).split())
+    return names_precision(question) or not PRECISION_WORDS.isdisjoint(words(question))
 
 
 _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from celltrace.shared.graph import CellGraph, Node, normalise_text
+from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.numbers import is_year_text, parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
@@ -99,5 +99,5 @@ def under_aggregate(line: Line) -> bool:
 
 
 def is_aggregate_label(node: Node) -> bool:
-    return bool(set(normalise_text(node.text).split()) & AGGREGATE_LABEL_WORDS)
+    return not AGGREGATE_LABEL_WORDS.isdisjoint(words(node.text))
 
