@@ -161,6 +161,21 @@ def test_a_change_in_one_year_is_against_the_year_shown_before_it() -> None:
     assert plan.operation != "diff"  # the table gives changes itself
 
 
+def test_a_change_over_the_year_before_said_without_a_year_is_the_latest_years() -> None:
+    """`year over year`, `compared with the prior year`: the latest year shown against the one before,
+    its parts asking each year's lookup."""
+    plan, g = run(BALANCE_SHEET, "How much did cash and cash equivalents increase year over year?")
+    assert (plan.operation, plan.answer) == ("diff", ["54,129"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 2)]
+    assert plan.parts == ["How much did cash and cash equivalents in 2020",
+                          "How much did cash and cash equivalents in 2019"]
+    plan, _ = run(BALANCE_SHEET, "By what percentage did cash and cash equivalents increase compared "
+                                 "with the prior year?")
+    assert (plan.operation, plan.answer) == ("growth", ["55.1%"])
+    plan, _ = run(BALANCE_SHEET, "How much did cash and cash equivalents increase?")
+    assert plan.operation != "diff"  # no year and no year before: not this change
+
+
 def test_a_change_between_years_that_head_column_groups() -> None:
     """`from 2016 to 2021` where each year heads `Males`/`Females`: the later group's line minus
     the earlier's, its parts one lookup per year."""

@@ -133,18 +133,19 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
 
 
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
-    """A change in one named year (`How much did cash increase in 2020?`) on a table that shows the
-    year before beside it (same parent labels) and has no change line of its own: the best-grounded
-    line of that year against the previous year's (a decrease: the previous minus the year). Only
-    when the question asks the amount of the change (`how much did … increase`, `what was the
-    change in …`, `by what percentage did … increase`, `the growth rate of …`); `rose to` asks the
-    level reached."""
+    """A change in one named year (`How much did cash increase in 2020?`, or the latest year when the
+    question says `year over year` and names none) on a table that shows the year before beside it
+    (same parent labels) and has no change line of its own: the best-grounded line of that year
+    against the previous year's (a decrease: the previous minus the year). Only when the question
+    asks the amount of the change (`how much did … increase`, `what was the change in …`, `by what
+    percentage did … increase`, `the growth rate of …`); `rose to` asks the level reached."""
     change = stems(CHANGE_LABELS)
     asks_amount = _CHANGE_AMOUNT.search(g.qnorm) or (op == "growth" and ops.asks_growth(g.q))
-    if len(g.q_years) != 1 or not asks_amount or _TO_LEVEL.search(g.qnorm) or any(
+    years = g.q_years or (_latest_year(g) if _YEAR_BEFORE.search(g.qnorm) else frozenset())
+    if len(years) != 1 or not asks_amount or _TO_LEVEL.search(g.qnorm) or any(
             set(label_tokens(n.text)) & change for ln in g.rows + g.cols for n in ln.path):
         return None
-    (year,) = g.q_years
+    (year,) = years
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
         fixed = g.best(other)[0][1]
 
@@ -162,10 +163,25 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         plan = compute_plan(g, op, axis, chosen, fixed)
         words = _composed_words(g, op)
         if plan is not None and words:
-            bare = _without(g.q, words)
-            plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) for ln in chosen]
+            bare = _YEAR_BEFORE.sub(" ", _without(g.q, words)) if not g.q_years else _without(g.q, words)
+            plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) if g.q_years
+                          else f"{bare.rstrip(' ?.')} in {line_year(ln)}" for ln in chosen]
         return plan
     return None
+
+
+_YEAR_BEFORE = re.compile(
+    r"\b(?:year[- ]over[- ]year|y-?o-?y|y/y|a year (?:earlier|ago|before)"
+    r"|(?:from|over|than|versus|vs\.?|compared (?:with|to)|against) (?:the )?"
+    r"(?:previous|prior|preceding|last) year)\b")
+"""A change over the year before said without naming the year (`year over year`, `compared with the
+prior year`): it is the latest year the table shows against the one before."""
+
+
+def _latest_year(g: Grounder) -> frozenset[str]:
+    """The latest year a row or column of the table stands for (none: empty)."""
+    years = [y for y in map(line_year, g.rows + g.cols) if y is not None]
+    return frozenset({max(years)}) if years else frozenset()
 
 
 _CHANGE_VERB = r"(?!differ)" + ASKS_CHANGE.pattern  # `the difference in X in 2020` compares groups
