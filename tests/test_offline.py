@@ -10,7 +10,7 @@ from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import compute_plan
-from celltrace.server.offline.grounding import Grounder, Plan, ranked_cells
+from celltrace.server.offline.grounding import Grounder, Plan, asked_periods, interim_period, ranked_cells
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import (
     abbreviates,
@@ -1788,3 +1788,41 @@ def test_a_total_label_with_a_qualifier_after_a_comma_is_no_member() -> None:
     assert plan.answer == ["Health care and social assistance"]
     plan, _ = run(table, "What share of employed women worked in health care and social assistance?")
     assert plan.answer == ["22.3%"]
+
+
+INTERIM = Table(
+    text=[
+        ["", "Three Months Ended June 30,", "", "Six Months Ended June 30,", ""],
+        ["", "2024", "2023", "2024", "2023"],
+        ["Total revenue", "907.5", "802.9", "1,786.3", "1,575.5"],
+        ["Net income", "62.2", "23.5", "110.9", "35.8"],
+    ],
+    merges=[(0, 1, 0, 2), (0, 3, 0, 4)],
+)
+"""An interim (10-Q) statement: a quarter and the half year to date, this year and last."""
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was net income in the second quarter of 2024?", "62.2"),
+    ("What was Q2 2023 total revenue?", "802.9"),
+    ("What was net income in the first half of 2023?", "35.8"),
+    ("How much did total revenue grow year over year in the first six months?", "210.8"),
+])
+def test_a_quarter_or_half_named_in_words_reads_the_interim_column(question: str, answer: str) -> None:
+    """`second quarter`/`Q2` is `Three Months Ended June 30`, `first half` is `Six Months Ended June
+    30`; the question's period words count as explained (the answer is not left uncertain)."""
+    plan, _ = run(INTERIM, question)
+    assert plan.answer == [answer]
+    graph = CellGraph(INTERIM)
+    g = Grounder(question, graph, infer_headers(graph), None)
+    said = {st for raw, st in g.qwords if raw in {"quarter", "half", "six", "months"}}
+    assert said <= g.explained_words()
+
+
+def test_interim_period_labels() -> None:
+    assert [interim_period(t) for t in (
+        "Three Months Ended June 30,", "Six Months Ended June 30", "Nine months ended September 30",
+        "Three Months Ended December 31", "Three months ended January 31", "Six months ended December 31",
+        "Year Ended December 31")] == ["q2", "h1", "9m", "q4", None, None, None]
+    assert asked_periods("revenue in the second quarter, q3 and the first half") == {"q2", "q3", "h1"}
+    assert asked_periods("revenue in 2024") == frozenset()

@@ -166,6 +166,7 @@ class Grounder:
         self.qnorm = normalise_text(question)
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
+        self.q_periods = asked_periods(self.qnorm)
         said = content_words(question)
         self.qwords = quantity_words(self.qnorm, said)
         self.qtoks = {s for _, s in self.qwords}
@@ -179,6 +180,12 @@ class Grounder:
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
         by_text = {text: match_words(text, self.qwords) for text in {n.text for n in label_nodes.values()}}
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
+        if self.q_periods:  # `second quarter` is explained by `Three Months Ended June 30`
+            said_period = set(words(" ".join(period_phrases(self.qnorm))))
+            period_stems = {st: 1.0 for raw, st in self.qwords if raw in said_period}
+            for nid, n in label_nodes.items():
+                if interim_period(n.text) in self.q_periods:
+                    self._match[nid] = {**self._match[nid], **period_stems}
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
@@ -264,6 +271,8 @@ class Grounder:
             if month[0] in self.q_months and year_fits:
                 return 1.0
         elif label_year(text) in self.q_years:
+            return 1.0
+        if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
         ltoks = label_tokens(node.text)
         own = [t for t in ltoks if t not in known]
@@ -493,6 +502,43 @@ def label_month(text: str) -> tuple[int, str | None] | None:
     if year is not None and len(year) == 2:
         year = f"20{year}"
     return _MONTHS.index(m.group(1)[:3]) + 1, year
+
+
+_INTERIM = re.compile(rf"\b(three|3|six|6|nine|9) months? ended ({'|'.join(_MONTH_WORDS)})\b")
+_QUARTER_END = {3: 1, 6: 2, 9: 3, 12: 4}
+_ASKED_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th) quarter)\b")
+_ASKED_HALF = re.compile(r"\b(?:h1|first half|first six months)\b")
+_ASKED_NINE = re.compile(r"\bfirst nine months\b")
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def interim_period(text: str) -> str | None:
+    """The calendar period an interim statement's column label covers: `Three Months Ended June 30`
+    → `q2`, `Six Months Ended June 30` → `h1`, `Nine Months Ended September 30` → `9m` (quarters end
+    in March, June, September, December; other month ends are fiscal and say nothing)."""
+    m = _INTERIM.search(normalise_text(text))
+    if m is None:
+        return None
+    months = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9}[m.group(1)]
+    end = _MONTHS.index(m.group(2)[:3]) + 1
+    if end != months * (1 + (end - 1) // months) or end not in _QUARTER_END:
+        return None
+    return {3: f"q{_QUARTER_END[end]}", 6: "h1" if end == 6 else None, 9: "9m" if end == 9 else None}[months]
+
+
+def asked_periods(question: str) -> frozenset[str]:
+    """The interim periods a question names (`second quarter`, `Q2` → `q2`; `first half` → `h1`)."""
+    out = {f"q{a or _ORDINAL[b]}" for a, b in _ASKED_QUARTER.findall(question)}
+    if _ASKED_HALF.search(question):
+        out.add("h1")
+    if _ASKED_NINE.search(question):
+        out.add("9m")
+    return frozenset(out)
+
+
+def period_phrases(question: str) -> list[str]:
+    """The words naming those periods (`second quarter`, `first half`)."""
+    return [m.group(0) for rx in (_ASKED_QUARTER, _ASKED_HALF, _ASKED_NINE) for m in rx.finditer(question)]
 
 
 def is_period_label(text: str) -> bool:
