@@ -10,7 +10,14 @@ from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.infra.settings import Settings
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import compute_plan
-from celltrace.server.offline.grounding import Grounder, Plan, asked_periods, interim_period, ranked_cells
+from celltrace.server.offline.grounding import (
+    Grounder,
+    Plan,
+    asked_periods,
+    interim_period,
+    is_interim_label,
+    ranked_cells,
+)
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import (
     abbreviates,
@@ -1826,3 +1833,23 @@ def test_interim_period_labels() -> None:
         "Year Ended December 31")] == ["q2", "h1", "9m", "q4", None, None, None]
     assert asked_periods("revenue in the second quarter, q3 and the first half") == {"q2", "q3", "h1"}
     assert asked_periods("revenue in 2024") == frozenset()
+
+
+def test_a_year_asked_reads_the_whole_year_well_ahead_of_its_last_quarter() -> None:
+    """`net income in 2017` beside `Three Months Ended December 31 | 2017`: the year's column, ahead
+    by the whole-year bonus and the part-of-a-year penalty (not a near tie that lowers confidence);
+    the quarter asked outright reads the quarter."""
+    table = Table(text=[
+        ["", "Year Ended December 31", "", "Three Months Ended December 31", ""],
+        ["", "2017", "2016", "2017", "2016"],
+        ["Net income", "(364)", "2,197", "(1,923)", "407"],
+        ["Total revenue", "42,208", "39,180", "10,450", "9,700"],
+    ], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+    graph = CellGraph(table)
+    g = Grounder("What was net income in 2017?", graph, infer_headers(graph), None)
+    (best, _, col), (second, _, _) = ranked_cells(g)[:2]
+    assert col.index == 1 and best - second >= 0.15 - 1e-9
+    plan, _ = run(table, "What was net income in the fourth quarter of 2017?")
+    assert plan.answer == ["(1,923)"]
+    assert is_interim_label("Q4") and is_interim_label("Three months ended January 31")
+    assert not is_interim_label("Year Ended December 31") and not is_interim_label("Twelve months ended")

@@ -79,6 +79,9 @@ WHOLE_YEAR_BONUS = 0.05
 """Extra score of a line under a whole-year period (`Year ended December 31`, `Fiscal year`) when the
 question names a year and no shorter period: `net income in 2017` is the year's, not the quarter's
 (`Three months ended December 31` repeats the year)."""
+INTERIM_PENALTY = 0.1
+"""Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
+quarter`) when the question names a year and no shorter period: the year's figure is asked."""
 _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
@@ -403,7 +406,8 @@ class Grounder:
             precision = PRECISION_PENALTY * (line.axis == "col" and not self._asks_precision and any(
                 names_precision(n.text) for n in line.path))
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
-                _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
+                _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1])) - INTERIM_PENALTY * (
+                self._asks_a_year and any(is_interim_label(n.text) for n in line.path))
             sign = -1.0 if self.spans_years else self._change_sign
             change = CHANGE_FIT * sign * gives_change(line)
             bonus = self._bonuses[key] = (
@@ -524,6 +528,15 @@ def interim_period(text: str) -> str | None:
     if end != months * (1 + (end - 1) // months) or end not in _QUARTER_END:
         return None
     return {3: f"q{_QUARTER_END[end]}", 6: "h1" if end == 6 else None, 9: "9m" if end == 9 else None}[months]
+
+
+_QUARTER_LABEL = re.compile(r"\b(?:quarters?|q[1-4])\b")
+
+
+def is_interim_label(text: str) -> bool:
+    """A label of a part of a year: three, six or nine months ended (any month), a quarter."""
+    t = normalise_text(text)
+    return bool(_INTERIM.search(t) or _QUARTER_LABEL.search(t))
 
 
 def asked_periods(question: str) -> frozenset[str]:
