@@ -1853,3 +1853,17 @@ def test_a_year_asked_reads_the_whole_year_well_ahead_of_its_last_quarter() -> N
     assert plan.answer == ["(1,923)"]
     assert is_interim_label("Q4") and is_interim_label("Three months ended January 31")
     assert not is_interim_label("Year Ended December 31") and not is_interim_label("Twelve months ended")
+
+
+def test_a_label_naming_a_word_only_as_excluded_does_not_match_it() -> None:
+    """`Total, excluding Syria` does not name Syria (not even through the embedding model) unless
+    the question excludes too."""
+    table = Table(text=[
+        ["source country", "Syria", "Iraq", "Total, excluding Syria", "Total"],
+        ["refugees admitted in 2016 (%)", "71.3", "19.7", "26.6", "54.1"],
+        ["government-assisted refugees (%)", "52.8", "62.0", "55.9", "54.0"],
+    ])
+    plan, _ = run(table, "what is the percentage of syrian refugees admitted in 2016?")
+    assert plan.answer == ["71.3"]
+    plan, _ = run(table, "what percent of refugees excluding syria were government-assisted?")
+    assert plan.answer == ["55.9"]

@@ -79,6 +79,9 @@ WHOLE_YEAR_BONUS = 0.05
 """Extra score of a line under a whole-year period (`Year ended December 31`, `Fiscal year`) when the
 question names a year and no shorter period: `net income in 2017` is the year's, not the quarter's
 (`Three months ended December 31` repeats the year)."""
+_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including)\b(.*)$")
+"""A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`)."""
+
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
@@ -181,7 +184,9 @@ class Grounder:
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
         label_nodes = {n.id: n for line in self.rows + self.cols for n in line.path + line.notes}
-        by_text = {text: match_words(text, self.qwords) for text in {n.text for n in label_nodes.values()}}
+        self._excluding: set[str] = set()
+        """Label texts that name a question word only as excluded (never matched, not even softly)."""
+        by_text = {text: self._matches(text) for text in {n.text for n in label_nodes.values()}}
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
         if self.q_periods:  # `second quarter` is explained by `Three Months Ended June 30`
             said_period = set(words(" ".join(period_phrases(self.qnorm))))
@@ -247,6 +252,19 @@ class Grounder:
         return out
 
     # ---- label matching -----------------------------------------------------------------------
+    def _matches(self, text: str) -> dict[str, float]:
+        """The question words a label matches, without those it names only as excluded (`Total,
+        excluding Syria` does not name Syria) unless the question excludes too."""
+        m = match_words(text, self.qwords)
+        cut = _EXCLUDING.search(normalise_text(text))
+        if cut is None or not m or _EXCLUDING.search(self.qnorm):
+            return m
+        excluded = set(match_words(cut.group(1), self.qwords)) - set(match_words(cut.string[:cut.start()],
+                                                                                  self.qwords))
+        if excluded:
+            self._excluding.add(text)
+        return {q: v for q, v in m.items() if q not in excluded}
+
     def matched(self, node: Node) -> dict[str, float]:
         m = self._match.get(node.id)
         if m is None:
@@ -293,7 +311,8 @@ class Grounder:
         r = self.retriever
         if r is None or not r.dense:
             return {}
-        cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None]
+        cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None
+                 and n.text not in self._excluding]
         grams = self._unexplained_grams()
         if not cands or not grams:
             return {}
