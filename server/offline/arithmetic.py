@@ -163,9 +163,12 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         plan = compute_plan(g, op, axis, chosen, fixed)
         words = _composed_words(g, op)
         if plan is not None and words:
-            bare = _YEAR_BEFORE.sub(" ", _without(g.q, words)) if not g.q_years else _without(g.q, words)
-            plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) if g.q_years
-                          else f"{bare.rstrip(' ?.')} in {line_year(ln)}" for ln in chosen]
+            bare = _without(g.q, words)
+            if g.q_years:
+                plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) for ln in chosen]
+            else:  # `… year over year`: each year's lookup names its year
+                bare = " ".join(_YEAR_BEFORE.sub(" ", bare).split()).rstrip(" ?.")
+                plan.parts = [f"{bare} in {line_year(ln)}" for ln in chosen]
         return plan
     return None
 

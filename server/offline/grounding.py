@@ -79,13 +79,14 @@ WHOLE_YEAR_BONUS = 0.05
 """Extra score of a line under a whole-year period (`Year ended December 31`, `Fiscal year`) when the
 question names a year and no shorter period: `net income in 2017` is the year's, not the quarter's
 (`Three months ended December 31` repeats the year)."""
-_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including)\b(.*)$")
-"""A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`)."""
+_WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
 
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
-_WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
+
+_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including)\b(.*)$")
+"""A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`)."""
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
@@ -425,13 +426,14 @@ class Grounder:
             precision = PRECISION_PENALTY * (line.axis == "col" and not self._asks_precision and any(
                 names_precision(n.text) for n in line.path))
             whole_year = WHOLE_YEAR_BONUS * (self._asks_a_year and any(
-                _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1])) - INTERIM_PENALTY * (
-                self._asks_a_year and any(is_interim_label(n.text) for n in line.path))
+                _WHOLE_YEAR.match(normalise_text(n.text)) for n in line.path[:-1]))
+            interim = INTERIM_PENALTY * (self._asks_a_year and any(
+                is_interim_label(n.text) for n in line.path))
             sign = -1.0 if self.spans_years else self._change_sign
             change = CHANGE_FIT * sign * gives_change(line)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest - precision + whole_year
-                + change)
+                - interim + change)
         return bonus
 
     def line_score(self, line: Line) -> float:
@@ -544,9 +546,9 @@ def interim_period(text: str) -> str | None:
         return None
     months = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9}[m.group(1)]
     end = _MONTHS.index(m.group(2)[:3]) + 1
-    if end != months * (1 + (end - 1) // months) or end not in _QUARTER_END:
-        return None
-    return {3: f"q{_QUARTER_END[end]}", 6: "h1" if end == 6 else None, 9: "9m" if end == 9 else None}[months]
+    if months == 3:
+        return f"q{_QUARTER_END[end]}" if end in _QUARTER_END else None
+    return {(6, 6): "h1", (9, 9): "9m"}.get((months, end))
 
 
 _QUARTER_LABEL = re.compile(r"\b(?:quarters?|q[1-4])\b")
