@@ -714,6 +714,10 @@ def test_share_and_decrease_vocabulary() -> None:
     assert ops.asks_decrease("how many percentage points did gdp decline in 2014?")
     assert not ops.asks_decrease("how many percentage points did gdp rise in 2014?")
     assert ops.asks_decrease("by what percentage did culture gdp contract in 2014?")
+    # `or less`, `less than 5` bound a group; `how much less` asks the decrease
+    assert not ops.asks_decrease("with a high school diploma or less, how much has the rate increased?")
+    assert not ops.asks_decrease("for firms with less than 50 employees, how much did sales rise?")
+    assert ops.asks_decrease("how much less did women earn than men?")
     assert ops.compute("percent_of", [ops.Num(1, 0, False), ops.Num(3, 0, False)]).text == "33.3%"
 
 

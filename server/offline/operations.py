@@ -252,8 +252,12 @@ def asks_outflow(question: str) -> bool:
 
 
 def asks_decrease(question: str) -> bool:
-    """The question asks how much something fell (decrease/decline/drop/less … wording)."""
-    return any(w in DECREASE_WORDS for w in words(question))
+    """The question asks how much something fell (decrease/decline/drop/less … wording); `or less`
+    and `less than 5` bound a group (`high school diploma or less`), they ask no decrease."""
+    return any(w in DECREASE_WORDS for w in words(_BOUND.sub(" ", question.lower())))
+
+
+_BOUND = re.compile(r"\bor (?:less|fewer|lower)\b|\b(?:less|fewer) than (?=\$?\d)")
 
 
 SEVERAL = re.compile(r"\b(?:what|how many|how much)\s+(?:were|are)\b.*\band\b|\brespectively\b|\beach of\b")
