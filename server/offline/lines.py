@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.numbers import is_year_text, parse_number_info
@@ -58,7 +59,22 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
     """Set `Line.sums` on the line of each group of four or more siblings (same parent labels) whose
     figures equal the sum of the others' (`Canada` over the provinces), to rounding and larger than
     each, where every sibling shows a figure (no year) and four at least are not zero: on at least
-    `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them."""
+    `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them. Found once per graph and lines (every
+    question on a table asks again)."""
+    key = (tuple((ln.index, tuple(n.id for n in ln.path)) for ln in lines), tuple(ln.index for ln in others))
+    found = _SUMS.setdefault(graph, {})
+    if key not in found:
+        found[key] = frozenset(_sum_lines(graph, lines, others))
+    for ln in lines:
+        ln.sums = ln.index in found[key]
+
+
+_SUMS: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], frozenset[int]]] = WeakKeyDictionary()
+
+
+def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[int]:
+    """The indexes of the lines `mark_sums` marks."""
+    out: list[int] = []
     groups: dict[tuple[int, ...], list[Line]] = {}
     for ln in lines:
         groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append(ln)
@@ -84,7 +100,8 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
                     hits[k] += 1
         best = max(range(len(members)), key=lambda k: hits[k])
         if hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions:
-            members[best].sums = True
+            out.append(members[best].index)
+    return out
 
 
 SUM_MIN_FIGURES = 2
