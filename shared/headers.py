@@ -28,8 +28,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.numbers import is_number_text
-from celltrace.shared.units import caption_unit, label_unit, label_unit_of_values, parse_unit
+from celltrace.shared.numbers import is_number_text, is_year_text
+from celltrace.shared.units import PERIOD_UNITS, caption_unit, label_unit, label_unit_of_values, parse_unit
 
 
 def indent_of(text: str) -> int:
@@ -149,14 +149,15 @@ class HeaderModel:
         the cell's labels name what the caption exempts (then the exemption's unit, if any:
         `CaptionUnit.exempt_unit`).
         """
-        rows, cols = self.row_path(node), self.col_path(node)
+        rows, cols = _unit_labels(self.row_path(node)), _unit_labels(self.col_path(node))
         for label in [*reversed(rows), *reversed(cols)]:
             unit = label_unit_of_values(label.text)
             if unit is not None:
                 return unit
+        dated = any(is_year_text(n.text) for n in self.col_path(node))
         for r in range(min(node.r0, self.header_rows)):
             unit = self._unit_row_label(r, node.c0)
-            if unit is not None:
+            if unit is not None and not (dated and unit in PERIOD_UNITS):
                 return unit
         titles = self._title_lines()
         caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
@@ -430,3 +431,11 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
         out[r] = [n for _, n, _ in stack]
         stack.append((ind, lab, False))
     return out
+
+
+def _unit_labels(path: list[Node]) -> list[Node]:
+    """The labels of a header path that may state its values' unit: a time unit over period labels
+    (`Year` over `2022 | 2023`) names the periods, not what is counted."""
+    if not any(is_year_text(n.text) for n in path):
+        return path
+    return [n for n in path if label_unit_of_values(n.text) not in PERIOD_UNITS]

@@ -45,6 +45,8 @@ MEASURES = {
     "person": "persons", "persons": "persons", "people": "persons",
     "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "barrels": "barrels", "units": "units",
 }  # fmt: skip
+PERIOD_UNITS = frozenset({"years", "months", "weeks", "days", "hours"})
+"""Time units; a header stating one above period labels (`Year` over `2022 | 2023`) names them."""
 FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the",
           "numbers", "amounts", "figures", "values"}
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in

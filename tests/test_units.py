@@ -140,3 +140,16 @@ def test_unit_for_reads_unit_rows_labels_and_caption() -> None:
     h3 = infer_headers(unit_column)
     assert h3.unit_for(unit_column.node_at(1, 2)) == "tonnes"
     assert h3.unit_for(unit_column.node_at(2, 2)) == "number"
+
+
+def test_a_time_unit_over_period_labels_names_the_periods() -> None:
+    """`Year` merged over `2022 | 2023` (a pivot table) is the dimension, not the unit of the sales
+    under it; `Age (years)` over no period states one."""
+    pivot = CellGraph(Table(text=[["Sum of Sales", "", "Year", ""], ["Region", "Product", "2022", "2023"],
+                                  ["East", "Laptops", "1200", "1500"], ["", "Phones", "800", "950"]],
+                            merges=[(0, 2, 0, 3)]))
+    h = infer_headers(pivot)
+    assert h.unit_for(pivot.node_at(2, 3)) is None
+    ages = CellGraph(Table(text=[["group", "Age (years)", "Weight (kg)"], ["men", "41", "82"],
+                                 ["women", "43", "68"]]))
+    assert infer_headers(ages).unit_for(ages.node_at(1, 1)) == "years"
