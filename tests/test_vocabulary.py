@@ -181,3 +181,22 @@ def test_a_precision_column_is_read_only_when_the_question_names_it(label: str) 
     headers = infer_headers(graph)
     assert solve("What was the median income in 2017?", graph, headers, None).answer == ["73,035"]
     assert solve(f"What was the {label} of households in 2017?", graph, headers, None).answer == ["31,245"]
+
+
+@pytest.mark.parametrize("category", sorted(vocabulary()["categories"]))
+def test_each_category_ranks_its_members_not_another_axis(category: str) -> None:
+    """`which gender …` on rows of age groups and of sexes: the sexes are compared (their labels
+    never say `gender`), by row or by a column group above `percent`."""
+    rows = Table(text=[["characteristic", "arthritis"], ["15 to 54", "12.0"], ["55 and older", "41.5"],
+                       ["men", "15.2"], ["women", "22.9"]])
+    graph = CellGraph(rows)
+    plan = solve(f"in 2012, which {category} had a higher proportion with arthritis?", graph,
+                 infer_headers(graph), None)
+    assert plan.answer == ["women"]
+    cols = Table(text=[["group", "men", "", "women", ""], ["", "percent", "from", "percent", "from"],
+                       ["donors", "40.1", "38.0", "45.3", "43.1"],
+                       ["volunteers", "38.0", "36.2", "36.4", "34.0"]],
+                 merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+    graph = CellGraph(cols)
+    plan = solve(f"which {category} was more likely to be donors?", graph, infer_headers(graph), None)
+    assert plan.answer == ["women"]

@@ -44,6 +44,14 @@ def vocabulary() -> dict[str, dict]:
 
 
 @functools.lru_cache(maxsize=1)
+def category_members() -> dict[str, frozenset[str]]:
+    """Category stem → the stems its members are labelled with (`[categories]`: `sex` → male,
+    female)."""
+    return {st: frozenset(t for w in members for t in label_tokens(w))
+            for name, members in vocabulary()["categories"].items() for st in tokens(name)[:1]}
+
+
+@functools.lru_cache(maxsize=1)
 def _same_words() -> dict[str, str]:
     """Stem → the stem it reads as, from the `[same_words]` table of the vocabulary file."""
     return {st: first for canon, words in vocabulary()["same_words"].items()

@@ -7,7 +7,7 @@ import re
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
-from celltrace.server.offline.lexicon import content_words, label_tokens, match_words
+from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
@@ -45,6 +45,8 @@ def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool
     labels above them."""
     if noun == "year":
         return sum(1 for ln in lines if ln.label is not None and is_year_text(ln.label.text)) >= 2
+    if noun in category_members():
+        return len(_category_lines(lines, noun)) >= 2
     above: set[str] = set()
     for ln in lines:
         above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
@@ -58,8 +60,19 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
     label holding the asked noun (all lines when none or every one is)."""
     if g.asked_noun is None:
         return lines
-    inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
+    if g.asked_noun in category_members():  # `which gender`: the lines labelled men, women
+        inside = _category_lines(lines, g.asked_noun)
+    else:
+        inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
     return inside if 2 <= len(inside) < len(lines) else lines
+
+
+def _category_lines(lines: list[Line], noun: str) -> list[Line]:
+    """The lines with a label that is a member word of the category `noun` (`women` for `sex`; a
+    parent too: `women > percent`)."""
+    members = category_members()[noun]
+    return [ln for ln in lines if any(set(toks) <= members for toks in map(label_tokens, (
+        n.text for n in ln.path)) if toks)]
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
