@@ -1887,3 +1887,14 @@ def test_a_label_naming_a_word_only_as_excluded_does_not_match_it() -> None:
     assert plan.answer == ["71.3"]
     plan, _ = run(table, "what percent of refugees excluding syria were government-assisted?")
     assert plan.answer == ["55.9"]
+
+
+def test_which_age_group_ranks_the_age_ranges() -> None:
+    """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
+    over`), not the provinces beside them, though no label says `age`."""
+    table = Table(text=[["", "rate"], ["yukon", "9.9"], ["ontario", "4.1"], ["20 to 49 years", "2.2"],
+                        ["50 to 69 years", "6.3"], ["70 years and over", "5.0"]])
+    plan, _ = run(table, "which age group has the highest surgical rates?")
+    assert plan.answer == ["50 to 69 years"]
+    plan, _ = run(table, "which province has the highest surgical rates?")
+    assert plan.answer == ["yukon"]

@@ -41,12 +41,11 @@ def _asked_axis(g: Grounder) -> str | None:
 
 
 def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
-    """The noun (a stem) names the members of `lines`: year labels for `year`, else a word of the
-    labels above them."""
-    if noun == "year":
-        return sum(1 for ln in lines if ln.label is not None and is_year_text(ln.label.text)) >= 2
-    if noun in category_members():
-        return len(_category_lines(lines, noun)) >= 2
+    """The noun (a stem) names the members of `lines`: members of a category its labels never name
+    (`_category_lines`: years, age groups, the sexes), else a word of the labels above them."""
+    members = _category_lines(lines, noun)
+    if members is not None:
+        return len(members) >= 2
     above: set[str] = set()
     for ln in lines:
         above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
@@ -56,23 +55,42 @@ def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool
 
 
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
-    """`which age group …` on rows sectioned by `age`, `education`, …: the members under a parent
-    label holding the asked noun (all lines when none or every one is)."""
+    """`which age group …` on rows sectioned by `age`, `education`, …: the members of the category
+    (`_category_lines`), else those under a parent label holding the asked noun (all lines when
+    none or every one is)."""
     if g.asked_noun is None:
         return lines
-    if g.asked_noun in category_members():  # `which gender`: the lines labelled men, women
-        inside = _category_lines(lines, g.asked_noun)
-    else:
+    inside = _category_lines(lines, g.asked_noun)
+    if inside is None:
         inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
     return inside if 2 <= len(inside) < len(lines) else lines
 
 
-def _category_lines(lines: list[Line], noun: str) -> list[Line]:
-    """The lines with a label that is a member word of the category `noun` (`women` for `sex`; a
-    parent too: `women > percent`)."""
-    members = category_members()[noun]
-    return [ln for ln in lines if any(set(toks) <= members for toks in map(label_tokens, (
-        n.text for n in ln.path)) if toks)]
+def _category_lines(lines: list[Line], noun: str) -> list[Line] | None:
+    """For a category whose members' labels never name it, the lines with a member label (their
+    own or a parent's: `women > percent`): years for `year`, age ranges for `age` (`15 to 24
+    years`, `65 and over`), the vocabulary's `[categories]` words (`women` for `sex`). None for
+    another noun."""
+    if noun == "year":
+        member = is_year_text
+    elif noun == "age":
+        def member(text: str) -> bool:
+            return _AGE_RANGE.match(normalise_text(text)) is not None
+    elif noun in category_members():
+        words = category_members()[noun]
+
+        def member(text: str) -> bool:
+            toks = label_tokens(text)
+            return bool(toks) and set(toks) <= words
+    else:
+        return None
+    return [ln for ln in lines if any(member(n.text) for n in ln.path)]
+
+
+_AGE_RANGE = re.compile(
+    r"^(?:age[sd]?\s+)?(?:\d{1,3}\s*(?:to|-|–)\s*\d{1,3}|\d{1,3}\s*(?:years?\s*)?(?:and|or)\s*(?:over|older|more|above)"
+    r"|(?:under|less than)\s*\d{1,3})(?:\s*years?(?:\s*(?:old|of age))?)?$")
+"""An age group's label: `15 to 24`, `25-34 years`, `65 years and over`, `ages 5 to 11`, `under 15`."""
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
