@@ -1290,6 +1290,8 @@ def test_an_or_inside_an_asked_amount_is_part_of_a_label_not_a_choice() -> None:
     assert ops.asks_amount_not_choice("what was the percentage of men, quite a bit or extremely stressed?")
     assert not ops.asks_amount_not_choice("was the percentage higher for men or women?")
     assert not ops.asks_amount_not_choice("who had more stress, men or women?")
+    assert ops.asks_amount_not_choice("by what percentage would families in quebec skip or delay a payment?")
+    assert not ops.asks_amount_not_choice("what percentage was higher, for men or for women?")
 
 
 def test_an_other_line_is_not_the_answer_unless_the_question_says_other() -> None:

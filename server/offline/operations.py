@@ -284,8 +284,10 @@ def asks_label(question: str) -> bool:
 RANKED_LABEL = re.compile(r"(?:^|[,;:])\s*(?:which|where|who|whom)\b|\bmost (?:common|frequent)\b|^\s*list\b")
 """Wording that, with a more/less direction, asks which member ranks first: a clause opening with
 which/where/who (`…, where were people more likely to …`), `most common`, or a `list …` request."""
-QUANTITY = re.compile(r"\bhow (?:many|much)\b|\b(?:percent|percentage|proportion|number|rate)\s+of\b")
-"""Wording that asks for an amount (the question then wants a value, not a label)."""
+QUANTITY = re.compile(r"\bhow (?:many|much)\b|\b(?:percent|percentage|proportion|number|rate)\s+of\b"
+                      r"|\bwhat (?:percent|percentage|proportion|share|fraction)\b")
+"""Wording that asks for an amount (the question then wants a value, not a label): `by what
+percentage would families skip or delay a payment` asks a figure, its `or` is no choice."""
 
 
 def amount_before_name(question: str) -> bool:
