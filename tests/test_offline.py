@@ -1900,3 +1900,17 @@ def test_which_age_group_ranks_the_age_ranges() -> None:
     assert plan.answer == ["50 to 69 years"]
     plan, _ = run(table, "which province has the highest surgical rates?")
     assert plan.answer == ["yukon"]
+
+
+def test_which_gender_within_a_named_group_compares_the_sexes_of_that_group() -> None:
+    """Columns `age group > sex > percent`: `which gender aged 12 to 14 …` ranks females against
+    males under `12 to 14 years` (the sexes vary, the named age group is fixed), not the age groups."""
+    table = Table(text=[
+        ["rating", "total - 12 to 17 years", "", "12 to 14 years", "", "15 to 17 years", ""],
+        ["", "females", "males", "females", "males", "females", "males"],
+        ["", "percent", "", "", "", "", ""],
+        ["good", "27.3", "26.0", "27.8", "29.1", "26.8", "23.4"],
+        ["fair or poor", "3.6", "4.7", "4.9", "4.2", "1.8", "5.0"],
+    ], merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 5, 0, 6), (2, 1, 2, 6)])
+    plan, g = run(table, 'which gender aged 12 to 14 were less likely to rate their health "fair or poor"?')
+    assert plan.answer == ["males"] and cells(g, plan.answer_nodes) == [(1, 4)]

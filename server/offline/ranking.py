@@ -4,6 +4,7 @@ named options (`A or B`), compared on their values."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan, headers_for
@@ -67,24 +68,24 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
 
 
 def _category_lines(lines: list[Line], noun: str) -> list[Line] | None:
-    """For a category whose members' labels never name it, the lines with a member label (their
-    own or a parent's: `women > percent`): years for `year`, age ranges for `age` (`15 to 24
-    years`, `65 and over`), the vocabulary's `[categories]` words (`women` for `sex`). None for
-    another noun."""
-    if noun == "year":
-        member = is_year_text
-    elif noun == "age":
-        def member(text: str) -> bool:
-            return _AGE_RANGE.match(normalise_text(text)) is not None
-    elif noun in category_members():
-        words = category_members()[noun]
+    """For a category whose members' labels never name it (`_member_test`), the lines with a
+    member label (their own or a parent's: `women > percent`); None for another noun."""
+    member = _member_test(noun)
+    return None if member is None else [ln for ln in lines if any(member(n.text) for n in ln.path)]
 
-        def member(text: str) -> bool:
-            toks = label_tokens(text)
-            return bool(toks) and set(toks) <= words
-    else:
+
+def _member_test(noun: str | None) -> Callable[[str], bool] | None:
+    """Whether a label is a member of the category `noun`: a year for `year`, an age range for `age`
+    (`15 to 24 years`, `65 and over`), a word of the vocabulary's `[categories]` (`women` for
+    `sex`); None for another noun."""
+    if noun == "year":
+        return is_year_text
+    if noun == "age":
+        return lambda text: _AGE_RANGE.match(normalise_text(text)) is not None
+    words = category_members().get(noun or "")
+    if words is None:
         return None
-    return [ln for ln in lines if any(member(n.text) for n in ln.path)]
+    return lambda text: bool(toks := label_tokens(text)) and set(toks) <= words
 
 
 _AGE_RANGE = re.compile(
@@ -101,7 +102,9 @@ def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
 def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     """The members a ranking compares, each with the best-grounded line under it.
 
-    A line's member is its innermost label that is not a qualifier repeated under several groups
+    A line's member is its label of the asked category when the question asks one (`which gender`:
+    `females` under `12 to 14 years`; `_member_test`), else its innermost label that is not a
+    qualifier repeated under several groups
     (`%`, `from`, `to` under each sex → the member is the sex) nor one label over every line (a unit
     row's `rate` written once); a label with no word (`$`, `..`) is no member. Aggregate members
     (total/all) are left out unless nothing else remains.
@@ -111,10 +114,12 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         for n in ln.path:
             ids.setdefault(normalise_text(n.text), set()).add(n.id)
     shared = set.intersection(*({n.id for n in ln.path} for ln in lines)) if lines else set()
+    member = _member_test(g.asked_noun) or (lambda _: False)
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
-        node = next((n for n in reversed(ln.path)
-                     if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared), ln.label)
+        node = next((n for n in reversed(ln.path) if member(n.text)), None) or next(
+            (n for n in reversed(ln.path) if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared),
+            ln.label)
         if node is None:
             continue
         cur = best.get(node.id)
@@ -158,10 +163,14 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     scored = g.best(lines)
     top = scored[0][0]
     if top > 0.2:
-        parents = {tuple(n.id for n in ln.path[:-1]) for s, ln in scored if s >= top - 0.05}
+        member = _member_test(g.asked_noun) or (lambda _: False)
+
+        def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels vary, not fix
+            return tuple(n.id for n in ln.path[:-1] if not member(n.text))
+        parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
         if len(parents) == 1:
             parent = next(iter(parents))
-            lines = [ln for ln in lines if tuple(n.id for n in ln.path[:-1]) == parent]
+            lines = [ln for ln in lines if parent_of(ln) == parent]
     vals = []
     for label, ln in _members(g, lines):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
