@@ -1914,3 +1914,16 @@ def test_which_gender_within_a_named_group_compares_the_sexes_of_that_group() ->
     ], merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 5, 0, 6), (2, 1, 2, 6)])
     plan, g = run(table, 'which gender aged 12 to 14 were less likely to rate their health "fair or poor"?')
     assert plan.answer == ["males"] and cells(g, plan.answer_nodes) == [(1, 4)]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("which year marks the lowest rate since 2001?", "2019"),
+    ("which year had the lowest rate after 2019?", "2021"),
+    ("which year had the lowest rate before 2010?", "1962"),
+    ("which year had the highest rate from 2001 to 2019?", "2010"),
+    ("which year had the lowest rate?", "1962"),
+])
+def test_a_ranking_of_years_keeps_to_the_span_the_question_bounds(question: str, answer: str) -> None:
+    table = Table(text=[["year", "rate"], ["1962", "140"], ["2001", "186"], ["2010", "203"], ["2019", "179"],
+                        ["2020", "183"], ["2021", "181"]])
+    assert run(table, question)[0].answer == [answer]

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import Grounder, Plan, headers_for
+from celltrace.server.offline.grounding import YEAR, Grounder, Plan, headers_for
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
@@ -99,6 +99,23 @@ def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
     return members or lines
 
 
+_SINCE = re.compile(r"\b(since|after|from)\s+((?:19|20)\d\d)\b(?:\s+(?:to|through|and)\s+((?:19|20)\d\d)\b)?")
+_BEFORE = re.compile(r"\b(?:before|until|till|prior to)\s+((?:19|20)\d\d)\b")
+
+
+def _within_asked_years(q: str, vals: list[tuple[float, Node, Node]]) -> list[tuple[float, Node, Node]]:
+    """Year members within the span the question bounds them by (`the lowest rate since 2001`,
+    `after 2010`, `before 2010`, `from 2005 to 2012`); every member when none or fewer than two
+    remain."""
+    since, before = _SINCE.search(q), _BEFORE.search(q)
+    if since is None and before is None:
+        return vals
+    lo = int(since.group(2)) + (since.group(1) == "after") if since else 0
+    hi = int(since.group(3)) if since and since.group(3) else int(before.group(1)) - 1 if before else 9999
+    kept = [v for v in vals if not is_year_text(v[1].text) or lo <= int(YEAR.findall(v[1].text)[0]) <= hi]
+    return kept if len(kept) >= 2 else vals
+
+
 def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     """The members a ranking compares, each with the best-grounded line under it.
 
@@ -177,6 +194,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
         num = ops.parse(node.text)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
+    vals = _within_asked_years(g.qnorm, vals)
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
     if len(vals) < max(2, place):
