@@ -1927,3 +1927,15 @@ def test_a_ranking_of_years_keeps_to_the_span_the_question_bounds(question: str,
     table = Table(text=[["year", "rate"], ["1962", "140"], ["2001", "186"], ["2010", "203"], ["2019", "179"],
                         ["2020", "183"], ["2021", "181"]])
     assert run(table, question)[0].answer == [answer]
+
+
+def test_a_choice_compares_its_options_on_lines_alike() -> None:
+    """`females or males` where females show thousands and a percentage and males thousands only:
+    thousands against thousands (the percentage of 50.4 against 17,710 thousand men chose men)."""
+    table = Table(text=[["year", "females", "", "males", "total"],
+                        ["", "thousands", "as a percentage of the total population", "thousands", ""],
+                        ["2013", "17,612.8", "50.4", "17,332.2", "34,945.0"],
+                        ["2014", "17,824.3", "50.4", "17,710.2", "35,534.5"]],
+                 merges=[(0, 1, 0, 2)])
+    plan, _ = run(table, "which gender was more of the population in 2014, females or males?")
+    assert plan.answer == ["females"]

@@ -240,8 +240,28 @@ def _without_whole(vals: list[tuple[float, Node, Node]]) -> list[tuple[float, No
     return [v for v in vals if v is not top] if whole else vals
 
 
+Option = tuple[float, Node, Line]
+
+
+def _parallel(g: Grounder, ga: Option, gb: Option, lines: list[Line]) -> tuple[Option, Option]:
+    """The two options on lines alike but for the options' own labels: `females > percentage` is
+    compared with `males > percentage`, not with `males > thousands` (the best-grounded such pair;
+    the options as grounded when their lines already are alike or no pair is)."""
+    def rest(ln: Line, node: Node) -> tuple[str, ...]:
+        return tuple(normalise_text(n.text) for n in ln.path if n.id != node.id)
+
+    if rest(ga[2], ga[1]) == rest(gb[2], gb[1]):
+        return ga, gb
+    alike = [(la, lb) for la in lines if ga[1] in la.path for lb in lines if gb[1] in lb.path
+             and rest(la, ga[1]) == rest(lb, gb[1])]
+    if not alike:
+        return ga, gb
+    la, lb = max(alike, key=lambda p: (g.line_score(p[0]) + g.line_score(p[1]), -p[0].index))
+    return (ga[0], ga[1], la), (gb[0], gb[1], lb)
+
+
 def ground_option(g: Grounder, phrase: str, lines: list[Line], shared: frozenset[str] = frozenset(),
-                  before_or: bool | None = None) -> tuple[float, Node, Line] | None:
+                  before_or: bool | None = None) -> Option | None:
     """The header node (any level of a line's path) best matching an option phrase, and its line.
 
     Match = Jaccard of the phrase's and the label's content stems (`_overlap`), negations kept
@@ -259,7 +279,7 @@ def ground_option(g: Grounder, phrase: str, lines: list[Line], shared: frozenset
     if not ptoks:
         return None
     pwords = [(raw, st) for raw, st in content_words(phrase) if st in ptoks]
-    found: list[tuple[float, Node, Line]] = []
+    found: list[Option] = []
     for ln in lines:
         for node in ln.path:
             ltoks = set(label_tokens(node.text))
@@ -325,6 +345,7 @@ def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     options.sort(key=lambda x: -x[0])
     score, axis, ga, gb = options[0]
     fixed = _compared_on(g, g.cols if axis == "row" else g.rows)
+    ga, gb = _parallel(g, ga, gb, g.rows if axis == "row" else g.cols)
     cells = []
     for _, label, ln in (ga, gb):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
