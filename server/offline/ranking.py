@@ -121,9 +121,9 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 
     A line's member is its label of the asked category when the question asks one (`which gender`:
     `females` under `12 to 14 years`; `_member_test`), else its innermost label that is not a
-    qualifier repeated under several groups
-    (`%`, `from`, `to` under each sex → the member is the sex) nor one label over every line (a unit
-    row's `rate` written once); a label with no word (`$`, `..`) is no member. Aggregate members
+    qualifier repeated under several groups (`%`, `from`, `to` under each sex → the member is the
+    sex) nor one label over every line (a unit row's `rate` written once); a label with no word
+    (`$`, `..`) is no member. Aggregate members
     (total/all) are left out unless nothing else remains.
     """
     ids: dict[str, set[int]] = {}
@@ -182,7 +182,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     if top > 0.2:
         member = _member_test(g.asked_noun) or (lambda _: False)
 
-        def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels vary, not fix
+        def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
         parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
         if len(parents) == 1:
