@@ -1939,3 +1939,17 @@ def test_a_choice_compares_its_options_on_lines_alike() -> None:
                  merges=[(0, 1, 0, 2)])
     plan, _ = run(table, "which gender was more of the population in 2014, females or males?")
     assert plan.answer == ["females"]
+
+
+def test_a_groups_own_total_is_a_part_of_the_grand_total() -> None:
+    """A pivot table: `West Total` named as the part of 2023 sales is shared by the grand total."""
+    table = Table(text=[["Region", "Product", "2022", "2023"],
+                        ["East", "Laptops", "1200", "1500"], ["", "Phones", "800", "950"],
+                        ["East Total", "", "2000", "2450"],
+                        ["West", "Laptops", "1400", "1600"], ["", "Phones", "1100", "1000"],
+                        ["West Total", "", "2500", "2600"],
+                        ["Grand Total", "", "4500", "5050"]],
+                 merges=[(1, 0, 2, 0), (4, 0, 5, 0), (3, 0, 3, 1), (6, 0, 6, 1), (7, 0, 7, 1)])
+    plan, g = run(table, "What share of 2023 sales came from the West?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["51.5%"])
+    assert cells(g, plan.answer_nodes) == [(6, 3), (7, 3)]

@@ -150,7 +150,8 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
     The whole is the line the question names as such (`what percentage of revenue was …`: any line,
     total or not; the part is then named outside that phrase). Else it is an aggregate line: the
     one in the part's own group when there is one, else the most mentioned, then the most generic
-    (fewest words), then the last aggregate line of the axis.
+    (fewest words), then the last aggregate line of the axis. A part named only by a total line (a
+    group's own, `West Total` in a pivot table) is a part of the other totals (`Grand Total`).
     """
     found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
     anchor = min((p for p in found if p >= 0), default=0)
@@ -163,6 +164,10 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
         named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)
                  and not (whole_named and (s <= {whole_named.index} or not _said_beside(g, n)))
                  and not (phrase and is_period_label(n.text) and not _said_beside(g, n))]
+        if not named and not whole_named:
+            # a group's own total named (`West Total` of a pivot table) is a part of the other totals
+            named = [(n, s) for n, s in operand_nodes(g, lines) if _all_aggregate(lines, s)]
+            totals = [ln for ln in totals if not any(ln.index in s for _, s in named)]
         if not totals or not named:
             continue
         # equally near: a label the question says whole (`Net income`, not `Other income, net`)
