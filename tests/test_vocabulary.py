@@ -128,6 +128,22 @@ def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) 
     assert (plan.operation, plan.answer) == ("measure", [{"diff": "-750"}.get(op, EXPECTED[op])])
 
 
+@pytest.mark.parametrize(("side", "name"), [
+    (side, name) for side, names in vocabulary()["line_names"].items() for name in names])
+def test_a_line_asked_by_another_of_its_names_is_looked_up(side: str, name: str) -> None:
+    """The question says one name of a line (`capital expenditures`), the statement another
+    (`Purchases of property and equipment`): that line is read, as surely as by its own name."""
+    def decoy(asked: str) -> str:  # a line sharing a word with the name asked, not the whole name
+        return f"{asked.split()[-1].capitalize()} adjustments" if " " in asked else "Other items"
+
+    graph = _statement([(decoy(side), "40", "35"), (name.capitalize(), "1,000", "900")])
+    plan = solve(f"What was the {side} in 2017?", graph, infer_headers(graph), None)
+    assert plan.answer == ["1,000"]
+    graph = _statement([(decoy(name), "40", "35"), (side.capitalize(), "1,000", "900")])
+    plan = solve(f"What was the {name} in 2016?", graph, infer_headers(graph), None)
+    assert plan.answer == ["900"]
+
+
 @pytest.mark.parametrize("word", vocabulary()["magnitudes"]["words"])
 def test_a_change_in_a_size_shown_negative_is_a_change_in_its_size(word: str) -> None:
     graph = _statement([(f"Net {word}", "(150)", "(200)")])

@@ -28,6 +28,7 @@ from celltrace.server.offline.lexicon import (
     names_precision,
     quantity_words,
     tok_hits,
+    vocabulary,
 )
 from celltrace.server.offline.lines import (
     AGGREGATE_LABEL_WORDS,
@@ -195,6 +196,8 @@ class Grounder:
             for nid, n in label_nodes.items():
                 if interim_period(n.text) in self.q_periods:
                     self._match[nid] = {**self._match[nid], **period_stems}
+        self._named_otherwise: set[int] = set()
+        self._match_other_names(label_nodes)
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
@@ -253,6 +256,23 @@ class Grounder:
         return out
 
     # ---- label matching -----------------------------------------------------------------------
+    def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
+        """A line the question names by another name a statement gives it (`capital expenditures` for
+        `Purchases of property and equipment`; vocabulary `[line_names]`), when no label holds the
+        question's own name: labels holding another name of it match the name's words and count as
+        mentioned whole."""
+        texts = {nid: normalise_text(n.text) for nid, n in label_nodes.items()}
+        for key, others in vocabulary()["line_names"].items():
+            names = [key, *others]
+            said = max((n for n in names if phrase_spans(self.qnorm, n)), key=len, default=None)
+            if said is None or any(phrase_spans(t, said) for t in texts.values()):
+                continue
+            stems = {st: 1.0 for raw, st in self.qwords if raw in set(words(said))}
+            for nid, text in texts.items():
+                if any(phrase_spans(text, n) for n in names if not phrase_spans(said, n)):
+                    self._match[nid] = {**self._match[nid], **stems}
+                    self._named_otherwise.add(nid)
+
     def _matches(self, text: str) -> dict[str, float]:
         """The question words a label matches, without those it names only as excluded (`Total,
         excluding Syria` does not name Syria) unless the question excludes too."""
@@ -283,7 +303,7 @@ class Grounder:
         text = normalise_text(node.text)
         if not text:
             return 0.0
-        if len(text) > 2 and phrase_spans(self.qnorm, text):
+        if (len(text) > 2 and phrase_spans(self.qnorm, text)) or node.id in self._named_otherwise:
             return 1.0
         if acronym(text) & self.qtoks:
             return 1.0
