@@ -639,8 +639,7 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         cols = g.best(g.cols)[:12]
         asks = _ASKS.search(g.qnorm) is not None and not ops.asks_label(g.qnorm)
         bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value
-        stated = [m for m in _STATED_NUMBER.findall(bare) if asks and not is_year_text(m)]
-        given = {n.value for n in map(ops.parse, stated) if n is not None}
+        given = stated_values(bare) if asks else set()
         whole = "percent" in g.qtoks
         nil = not ops.asks_label(g.qnorm)  # a nil line names no year or club: its label is no answer
         keyed = []
@@ -682,7 +681,14 @@ def _later_year_first(g: Grounder, ranked: list[tuple[float, Line, Line]]) -> li
 
 _ASKS = re.compile(r"\b(?:how|what|which|who|whom|when|where)\b")
 _RANGE = re.compile(r"\d[\d,.]*\s*(?:to|-|–|and)\s*\d[\d,.]*")
-_STATED_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?!\w)")
+_STATED_NUMBER = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w|[.,]\d)")
+"""A figure written in a question (`2,794`, `14.5`, `44`; `523,` ends at its comma)."""
+
+
+def stated_values(text: str) -> set[float]:
+    """The values of the figures a question states, years left out."""
+    return {num.value for m in _STATED_NUMBER.findall(text) if not is_year_text(m)
+            and (num := ops.parse(m)) is not None}
 
 
 WHOLE = 100

@@ -13,6 +13,7 @@ from celltrace.server.offline.grounding import (
     headers_for,
     question_position,
     ranked_cells,
+    stated_values,
 )
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, has_value, value_cell
@@ -64,7 +65,7 @@ def solve_lookup(g: Grounder) -> Plan:
 def quoted_row(g: Grounder) -> Line | None:
     """The one row holding two or more of the figures the question quotes (`when did he make 44
     receptions for 523 yards`): a question giving a row's figures asks for that row's name or year."""
-    quoted = {num.value for m in _QUOTED.findall(g.qnorm) if not YEAR.fullmatch(m) and (num := ops.parse(m))}
+    quoted = stated_values(g.qnorm)
     if len(quoted) < 2:
         return None
     counts: list[tuple[int, Line]] = []
@@ -75,10 +76,6 @@ def quoted_row(g: Grounder) -> Line | None:
     best = max((k for k, _ in counts), default=0)
     rows = [row for k, row in counts if k == best]
     return rows[0] if best >= 2 and len(rows) == 1 else None
-
-
-_QUOTED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.,])|(?<![\w.,])\d+(?:\.\d+)?(?![\w.,])")
-"""A figure written in a question (`3,228`, `14.5`, `44`)."""
 
 
 def wants_label(qnorm: str) -> bool:
