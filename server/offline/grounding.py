@@ -190,18 +190,13 @@ class Grounder:
         """Label texts that name a question word only as excluded (never matched, not even softly)."""
         by_text = {text: self._matches(text) for text in {n.text for n in label_nodes.values()}}
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
-        if self.q_periods:  # `second quarter` is explained by `Three Months Ended June 30`
-            said_period = set(words(" ".join(period_phrases(self.qnorm))))
-            period_stems = {st: 1.0 for raw, st in self.qwords if raw in said_period}
-            for nid, n in label_nodes.items():
-                if interim_period(n.text) in self.q_periods:
-                    self._match[nid] = {**self._match[nid], **period_stems}
+        self._match_periods(label_nodes)
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
-                    self._match[nid] = {**self._match[nid], "rate": 0.8}
+                    self._also_match(nid, {"rate": 0.8})
         df: dict[str, int] = {}
         for m in self._match.values():
             for t in m:
@@ -256,6 +251,20 @@ class Grounder:
         return out
 
     # ---- label matching -----------------------------------------------------------------------
+    def _also_match(self, nid: int, found: dict[str, float]) -> None:
+        """Label `nid` matches the question words `found` besides those its own words match."""
+        self._match[nid] = {**self._match[nid], **found}
+
+    def _match_periods(self, label_nodes: dict[int, Node]) -> None:
+        """`second quarter`, `first half` are explained by `Three/Six Months Ended June 30`."""
+        if not self.q_periods:
+            return
+        said = set(words(" ".join(period_phrases(self.qnorm))))
+        stems = {st: 1.0 for raw, st in self.qwords if raw in said}
+        for nid, n in label_nodes.items():
+            if interim_period(n.text) in self.q_periods:
+                self._also_match(nid, stems)
+
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
         `Purchases of property and equipment`; vocabulary `[line_names]`), when no label holds the
@@ -270,7 +279,7 @@ class Grounder:
             stems = {st: 1.0 for raw, st in self.qwords if raw in set(words(said))}
             for nid, text in texts.items():
                 if any(phrase_spans(text, n) for n in names if not phrase_spans(said, n)):
-                    self._match[nid] = {**self._match[nid], **stems}
+                    self._also_match(nid, stems)
                     self._named_otherwise.add(nid)
 
     def _matches(self, text: str) -> dict[str, float]:
