@@ -1891,6 +1891,22 @@ def test_a_label_naming_a_word_only_as_excluded_does_not_match_it() -> None:
     assert plan.answer == ["55.9"]
 
 
+def test_a_label_is_mentioned_whole_without_the_clause_it_leaves_out() -> None:
+    """`Long-term debt, net of current portion` is the long-term debt line: the words it names only as
+    left out neither match nor make it less completely mentioned than `Current portion of long-term
+    debt`, which the question names only in part; asked in full, that line still answers."""
+    table = Table(text=[
+        ["", "2023", "2022"],
+        ["Current portion of long-term debt", "20,000", "20,000"],
+        ["Total current liabilities", "125,520", "117,360"],
+        ["Long-term debt, net of current portion", "180,000", "200,000"],
+    ])
+    plan, _ = run(table, "How much long-term debt did the company have in 2023?")
+    assert plan.answer == ["180,000"]
+    plan, _ = run(table, "What was the current portion of long-term debt in 2022?")
+    assert plan.answer == ["20,000"]
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

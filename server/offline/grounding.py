@@ -86,8 +86,9 @@ INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
 
-_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including)\b(.*)$")
-"""A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`)."""
+_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including|net of)\b(.*)$")
+"""A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
+`Long-term debt, net of current portion`)."""
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
@@ -295,6 +296,13 @@ class Grounder:
             self._excluding.add(text)
         return {q: v for q, v in m.items() if q not in excluded}
 
+    def _head(self, text: str) -> str:
+        """A label without the clause naming what it leaves out (`Long-term debt, net of current
+        portion` → `Long-term debt`), unless the question excludes too: words it never matches
+        (`_matches`) do not make the label less completely mentioned."""
+        cut = _EXCLUDING.search(normalise_text(text))
+        return cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
+
     def matched(self, node: Node) -> dict[str, float]:
         m = self._match.get(node.id)
         if m is None:
@@ -325,7 +333,7 @@ class Grounder:
             return 1.0
         if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
-        ltoks = label_tokens(node.text)
+        ltoks = label_tokens(self._head(node.text))
         own = [t for t in ltoks if t not in known]
         ltoks = own if own and not set(own) <= _AGGREGATE_STEMS else ltoks
         lex = 0.0
@@ -428,7 +436,7 @@ class Grounder:
         count; 1 for a label quoted whole. Word order tells labels of the same words apart: `did not
         have children under 6 in 2006 or 2016` names that line, not `had children under 6 in 2006,
         not in 2016`."""
-        label = words(node.text)
+        label = words(self._head(node.text))
         if len(label) < 2 or self.mention(node) < 1.0:
             return 0.0
         q = self._qword_seq
