@@ -922,6 +922,9 @@ def test_growth_rate_vocabulary_and_arithmetic() -> None:
     assert ops.asks_growth("by what percentage has revenue increased between 2016 and 2017?")
     assert not ops.asks_growth("how many percentage points did the rate decline?")
     assert not ops.asks_growth("how many percent of women were employed?")
+    assert ops.asks_growth("how much did net sales grow from 2022 to 2023 in percent?")
+    assert ops.asks_growth("what was the change in exports as a percentage?")
+    assert not ops.asks_growth("how much did the share in percent of exports change?")
     growth = ops.compute("growth", [ops.Num(110, 0, False), ops.Num(100, 0, False)])
     assert (growth.text, growth.value) == ("10%", pytest.approx(0.1))
     assert ops.has_phrase("what was the multiple relationship between a and b?", ops.RATIO_PHRASES)
@@ -1916,6 +1919,20 @@ def test_which_age_group_ranks_the_age_ranges() -> None:
     assert plan.answer == ["50 to 69 years"]
     plan, _ = run(table, "which province has the highest surgical rates?")
     assert plan.answer == ["yukon"]
+
+
+def test_which_quarter_ranks_the_quarters_not_the_whole_year() -> None:
+    """`which quarter …` compares the quarter columns (`Q1 2023`, `Three Months Ended June 30`), not
+    the fiscal year beside them; `which month` the month columns."""
+    table = Table(text=[
+        ["", "Q1 2023", "Three Months Ended June 30, 2023", "Q3 2023", "Fiscal 2023"],
+        ["Operating income", "840", "1,025", "930", "4,005"],  # the year also holds Q4
+    ])
+    plan, _ = run(table, "Which quarter of 2023 had the highest operating income?")
+    assert plan.answer == ["Three Months Ended June 30, 2023"]
+    months = Table(text=[["", "Jan-23", "Feb-23", "Mar-23", "Q1 2023"], ["Sales", "12", "15", "11", "40"]])
+    plan, _ = run(months, "In which month were sales highest?")
+    assert plan.answer == ["Feb-23"]
 
 
 def test_which_gender_within_a_named_group_compares_the_sexes_of_that_group() -> None:

@@ -597,6 +597,12 @@ def is_interim_label(text: str) -> bool:
     return bool(_INTERIM.search(t) or _QUARTER_LABEL.search(t))
 
 
+def is_quarter_label(text: str) -> bool:
+    """A label of one quarter (`Q4 2023`, `Fourth quarter`, `Three Months Ended June 30`)."""
+    t = normalise_text(text)
+    return bool(_QUARTER_LABEL.search(t)) or (interim_period(t) or "").startswith("q")
+
+
 def asked_periods(question: str) -> frozenset[str]:
     """The interim periods a question names (`second quarter`, `Q2` → `q2`; `first half` → `h1`)."""
     out = {f"q{a or _ORDINAL[b]}" for a, b in _ASKED_QUARTER.findall(question)}

@@ -7,7 +7,14 @@ import re
 from collections.abc import Callable
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import YEAR, Grounder, Plan, headers_for
+from celltrace.server.offline.grounding import (
+    YEAR,
+    Grounder,
+    Plan,
+    headers_for,
+    is_quarter_label,
+    label_month,
+)
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
@@ -76,12 +83,16 @@ def _category_lines(lines: list[Line], noun: str) -> list[Line] | None:
 
 def _member_test(noun: str | None) -> Callable[[str], bool] | None:
     """Whether a label is a member of the category `noun`: a year for `year`, an age range for `age`
-    (`15 to 24 years`, `65 and over`), a word of the vocabulary's `[categories]` (`women` for
-    `sex`); None for another noun."""
+    (`15 to 24 years`, `65 and over`), a quarter or month label for `quarter` or `month`, a word of
+    the vocabulary's `[categories]` (`women` for `sex`); None for another noun."""
     if noun == "year":
         return is_year_text
     if noun == "age":
         return lambda text: _AGE_RANGE.match(normalise_text(text)) is not None
+    if noun == "quarter":  # `Q4 2023`, `Fourth quarter`, `Three Months Ended June 30`; no half year
+        return is_quarter_label
+    if noun == "month":
+        return lambda text: label_month(text) is not None
     words = category_members().get(noun or "")
     if words is None:
         return None
