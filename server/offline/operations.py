@@ -97,10 +97,13 @@ GROWTH = re.compile(
     r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
     r"|(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|decline|rise|drop)\b"
     r"|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|increase|decrease|decline|change)\b"
+    r"|\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b.*"
+    r"\b(?:in\s+percent(?:age)?(?:\s+terms)?|as\s+a\s+percent(?:age)?|in\s+relative\s+terms)\b"
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
-A to B`, `the percentage change in X from A to B`, `the growth rate of X` → (B − A) / A, a fraction
-like the other ratios (`percentage points` is a difference)."""
+A to B`, `the percentage change in X from A to B`, `the growth rate of X`, `how much did X grow
+from A to B in percent` → (B − A) / A, a fraction like the other ratios (`percentage points` is a
+difference)."""
 COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:growth|rate)")
 """A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
