@@ -1910,6 +1910,24 @@ def test_a_label_is_mentioned_whole_without_the_clause_it_leaves_out() -> None:
     assert plan.answer == ["20,000"]
 
 
+def test_a_figure_flagged_as_the_notes_define_is_still_a_number() -> None:
+    """`12.8E` under a legend `E use with caution` is the figure 12.8: ranked, averaged and read with
+    the confidence of any figure (the flag's meaning is a warning of the answer, `engine.terms`);
+    without the legend the letter is no flag and the cell no figure."""
+    text = [["province", "unemployment rate"], ["Quebec", "4.4"], ["Manitoba", "12.8E"], ["Alberta", "5.8r"]]
+    table = Table(text=text, notes=["E use with caution", "r revised"])
+    plan, _ = run(table, "Which province had the highest unemployment rate?")
+    assert plan.answer == ["Manitoba"]
+    plan, _ = run(table, "What was the average unemployment rate of Quebec and Alberta?")
+    assert plan.answer == ["5.1"]
+    plain, _ = run(table, "What was the unemployment rate in Quebec?")
+    flagged_plan, _ = run(table, "What was the unemployment rate in Manitoba?")
+    assert flagged_plan.answer == ["12.8E"]
+    assert flagged_plan.confidence == pytest.approx(plain.confidence, abs=0.1)
+    plan, _ = run(Table(text=text), "Which province had the highest unemployment rate?")
+    assert plan.answer == ["Quebec"]  # the only figure
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

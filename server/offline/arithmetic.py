@@ -349,7 +349,7 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln) for ln in chosen
     ]
     nodes = [n for n in nodes if g.h.is_data(n)]
-    nums = [num for n in nodes if (num := ops.parse(n.text)) is not None]
+    nums = [num for n in nodes if (num := g.number(n)) is not None]
     if len(nodes) < 2 or len(nums) < len(nodes) or len({n.id for n in nodes}) < len(nodes):
         return None  # one cell twice (a merged area under two lines) is no operand pair
     if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):

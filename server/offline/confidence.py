@@ -79,7 +79,8 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
     out["n_answers"] = float(len(plan.answer))
     out["n_answer_nodes"] = float(len(plan.answer_nodes))
     out["n_header_nodes"] = float(len(plan.header_nodes))
-    out["answer_numeric"] = float(bool(plan.answer) and all(ops.parse(a) is not None for a in plan.answer))
+    out["answer_numeric"] = float(bool(plan.answer) and all(
+        ops.parse(g.figure(a)) is not None for a in plan.answer))
     out["answer_percent"] = float(any("%" in g.graph.node(i).text or "percent" in label_tokens(
         " ".join(n.text for n in g.h.col_path(g.graph.node(i)) + g.h.row_path(g.graph.node(i))))
         for i in plan.answer_nodes[:4]))
@@ -143,7 +144,7 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
     q_years = g.q_years
     path_text = normalise_text(" ".join(n.text for n in r0.path + c0.path + r0.notes))
     path_years = set(YEAR.findall(path_text))
-    text0 = normalise_text(value_cell(g.graph, r0, c0).text)
+    text0 = normalise_text(g.figure(value_cell(g.graph, r0, c0).text))
     q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
     others = [s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0]
     runner = others[0] if others else 0.0

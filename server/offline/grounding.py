@@ -40,6 +40,7 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
+from celltrace.shared.flags import flagged, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
@@ -176,6 +177,8 @@ class Grounder:
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
+        self.flags = legend(graph.table.notes)
+        """Quality flags the notes under the table define (`E use with caution`, `r revised`)."""
         said = content_words(question)
         self.qwords = quantity_words(self.qnorm, said)
         self.qtoks = {s for _, s in self.qwords}
@@ -295,6 +298,16 @@ class Grounder:
         if excluded:
             self._excluding.add(text)
         return {q: v for q, v in m.items() if q not in excluded}
+
+    def figure(self, text: str) -> str:
+        """A cell's text without a quality flag the notes define (`4.8E` → `4.8`)."""
+        mark = flagged(text, self.flags) if self.flags else None
+        return text if mark is None else mark.figure
+
+    def number(self, node: Node) -> ops.Num | None:
+        """The number a cell shows, its quality flag set aside: a flagged figure is still ranked,
+        summed and compared (`which province had the highest rate` when the highest shows `12.8E`)."""
+        return ops.parse(self.figure(node.text))
 
     def _head(self, text: str) -> str:
         """A label without the clause naming what it leaves out (`Long-term debt, net of current
@@ -672,7 +685,7 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
                 if not g.h.is_data(node):
                     continue
                 if has_value(node) or (nil and is_nil(node)):
-                    num = ops.parse(node.text)
+                    num = g.number(node)
                     value = None if num is None else num.value
                     score = g.pair_score(r, c)
                     keyed.append(((value in given, whole and value == WHOLE, -score, r.index, c.index),

@@ -31,7 +31,6 @@ from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import Node, normalise_text, words
-from celltrace.shared.numbers import parse_number_info
 
 
 def candidates(g: Grounder) -> list[Plan]:
@@ -127,8 +126,8 @@ def _lookup_is_a_count(g: Grounder) -> bool:
     """The best single cell cannot be a percentage: more than 100 (`385,343` for `how many percent
     did women make up of enrollment`): the percent asked is a share to compute."""
     best = _best_cell(g)
-    info = parse_number_info(best[2].text) if best else None
-    return info is not None and abs(info.value) > 100
+    num = g.number(best[2]) if best else None
+    return num is not None and abs(num.value) > 100
 
 
 def _lookup_is_percent(g: Grounder) -> bool:

@@ -71,7 +71,7 @@ def quoted_row(g: Grounder) -> Line | None:
     counts: list[tuple[int, Line]] = []
     for row in g.rows:
         values = {num.value for c in range(g.h.header_cols, g.graph.n_cols)
-                  if g.h.is_data(cell := g.graph.node_at(row.index, c)) and (num := ops.parse(cell.text))}
+                  if g.h.is_data(cell := g.graph.node_at(row.index, c)) and (num := g.number(cell))}
         counts.append((len(quoted & values), row))
     best = max((k for k, _ in counts), default=0)
     rows = [row for k, row in counts if k == best]

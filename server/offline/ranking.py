@@ -202,7 +202,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     vals = []
     for label, ln in _members(g, lines):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
-        num = ops.parse(node.text)
+        num = g.number(node)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
     vals = _within_asked_years(g.qnorm, vals)
@@ -360,7 +360,7 @@ def solve_pair(g: Grounder, pair: tuple[str, str]) -> Plan | None:
     cells = []
     for _, label, ln in (ga, gb):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
-        num = ops.parse(node.text)
+        num = g.number(node)
         if num is None or not g.h.is_data(node):
             return None
         cells.append((num.value, label, node))
