@@ -16,6 +16,7 @@ from celltrace.server.offline.grounding import (
     asked_periods,
     interim_period,
     is_interim_label,
+    line_year,
     ranked_cells,
 )
 from celltrace.server.offline.intent import candidates
@@ -1926,6 +1927,30 @@ def test_a_figure_flagged_as_the_notes_define_is_still_a_number() -> None:
     assert flagged_plan.confidence == pytest.approx(plain.confidence, abs=0.1)
     plan, _ = run(Table(text=text), "Which province had the highest unemployment rate?")
     assert plan.answer == ["Quebec"]  # the only figure
+
+
+def test_a_change_between_years_over_unit_columns_reads_the_years() -> None:
+    """Years over `number | %` columns: `2019 > number` is the 2019 line (`line_year`), and a change
+    from 2019 to 2021 is taken between the years even when the words also name two rows (`renter
+    households`: `Renter` and `All households`, the title's word), not between those rows."""
+    table = Table(
+        title="Households by tenure, 2019 and 2021",
+        text=[
+            ["household type", "2019", "", "2021", ""],
+            ["", "number", "%", "number", "%"],
+            ["All households", "14,072,080", "100.0", "14,978,940", "100.0"],
+            ["Owner", "9,523,480", "67.7", "9,979,485", "66.6"],
+            ["  with mortgage", "5,560,110", "39.5", "5,750,720", "38.4"],
+            ["Renter", "4,548,600", "32.3", "4,999,455", "33.4"],
+            ["  subsidized housing", "590,265", "4.2", "628,710", "4.2"],
+        ],
+        merges=[(0, 1, 0, 2), (0, 3, 0, 4)],
+    )
+    plan, graph = run(table, "By how many did renter households increase from 2019 to 2021?")
+    assert (plan.operation, plan.answer) == ("diff", ["450,855"])
+    assert cells(graph, plan.answer_nodes) == [(5, 1), (5, 3)]
+    g = Grounder("households from 2019 to 2021", graph, infer_headers(graph), None)
+    assert [line_year(ln) for ln in g.cols] == ["2019", "2019", "2021", "2021"]
 
 
 def test_which_age_group_ranks_the_age_ranges() -> None:

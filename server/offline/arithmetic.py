@@ -95,6 +95,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
+        if op in ("diff", "growth", "cagr") and g.spans_years and line_year(chosen[0]) is None:
+            continue  # `renter households from 2019 to 2021`: the years are the operands (not the
+            # lines `All households` and `Renter` the words name)
         if op in ("diff", "ratio", "percent_of", "growth", "cagr"):
             chosen = chosen[:2]
             later_first = op in ("diff", "growth", "cagr") and _from_to(g.q) and not (
@@ -309,18 +312,34 @@ def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
     """`from 2016 to 2021` where the two years head groups of lines (`Males` under each): the named
     operands must be those years; the later one's line first (a decrease: the earlier one's)."""
-    grounded = compose.operand_pair(g)
-    if grounded is None:
-        return None
-    axis, pair, fixed = grounded
-    found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) is not None and y in g.q_years),
-                  None) for ln in pair]
-    years = [y for y in found if y is not None]
-    if len(years) != 2 or years[0] == years[1]:
-        return None
     later_first = not (op == "diff" and ops.asks_decrease(g.q))
-    ordered = sorted(pair, key=lambda ln: years[pair.index(ln)], reverse=later_first)
-    return axis, ordered, fixed
+    grounded = compose.operand_pair(g)
+    if grounded is not None:
+        axis, pair, fixed = grounded
+        found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) is not None
+                       and y in g.q_years), None) for ln in pair]
+        years = [y for y in found if y is not None]
+        if len(years) == 2 and years[0] != years[1]:
+            return axis, sorted(pair, key=lambda ln: years[pair.index(ln)], reverse=later_first), fixed
+    return _year_lines(g, later_first)
+
+
+def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] | None:
+    """The lines of the two years a change spans (`spans_years`), the best-scored line of each year
+    (`2019 > number` rather than `2019 > %` for `by how many`), across the best line of the other
+    axis: the operands when the words name two lines of the other axis too (`renter households`
+    names `Renter` and `All households`)."""
+    if not g.spans_years or ops.asks_label(g.qnorm):  # `which …` asks a name, not the change
+        return None
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        by_year: dict[str, Line] = {}
+        for _, ln in g.best(lines):
+            year = line_year(ln)
+            if year in g.q_years:
+                by_year.setdefault(year, ln)
+        if len(by_year) == 2:
+            return axis, [by_year[y] for y in sorted(by_year, reverse=later_first)], g.best(other)[0][1]
+    return None
 
 
 def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:

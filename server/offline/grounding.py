@@ -45,6 +45,7 @@ from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
+from celltrace.shared.units import parse_unit
 
 _AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
@@ -541,8 +542,14 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
 
 
 def line_year(line: Line) -> str | None:
-    """The year a line's own label names (`label_year`)."""
-    return None if line.label is None else label_year(line.label.text)
+    """The year a line's own label names (`label_year`); for a label that only gives a unit (`2019 >
+    number`, `2019 > %`), the year of the nearest label above it."""
+    if line.label is None:
+        return None
+    year = label_year(line.label.text)
+    if year is not None or parse_unit(line.label.text) is None:
+        return year
+    return next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
 
 
 def label_year(text: str) -> str | None:
