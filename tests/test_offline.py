@@ -1953,6 +1953,29 @@ def test_a_change_between_years_over_unit_columns_reads_the_years() -> None:
     assert [line_year(ln) for ln in g.cols] == ["2019", "2019", "2021", "2021"]
 
 
+def test_a_segment_measure_reads_the_segment_lines_of_both_sections() -> None:
+    """A segment note (`Revenue: > Consumer`, `Operating income: > Consumer`): `the Consumer segment's
+    operating margin` divides the Consumer lines, not the totals, and its operand lookups ask the
+    sections (`… Consumer segment's Operating income: in 2023`), so it is as sure as they are."""
+    table = Table(text=[
+        ["", "2023", "2022"],
+        ["Revenue:", "", ""],
+        ["  Consumer", "12,450", "11,890"],
+        ["  Commercial", "8,760", "8,120"],
+        ["    Total revenue", "21,210", "20,010"],
+        ["Operating income:", "", ""],
+        ["  Consumer", "2,105", "1,980"],
+        ["  Commercial", "1,544", "1,390"],
+        ["    Total operating income", "3,649", "3,370"],
+    ])
+    plan, graph = run(table, "What was the Consumer segment's operating margin in 2023?")
+    assert (plan.operation, plan.answer) == ("measure", ["16.9%"])
+    assert cells(graph, plan.answer_nodes) == [(2, 1), (6, 1)]
+    assert plan.confidence > 0.5
+    plan, graph = run(table, "What was the operating margin in 2023?")
+    assert (plan.operation, plan.answer) == ("measure", ["17.2%"])
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -52,12 +52,47 @@ def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line
     other name (`[line_names]` of the vocabulary file) that some label holds: a total line first,
     then the label with the fewest other words, then the first."""
     labelled = [(ln, label_tokens(ln.label.text)) for ln in lines if ln is not taken and ln.label is not None]
-    for name in (phrase, *vocabulary()["line_names"].get(phrase, ())):
-        want = set(label_tokens(name))
+    for want in _names(phrase):
         found = [(ln, toks) for ln, toks in labelled if want <= set(toks)]
         if found:
             return min(found, key=lambda lt: (not is_aggregate(lt[0]), len(lt[1]), lt[0].index))[0]
     return None
+
+
+def _segment_lines(g: Grounder, lines: list[Line], num: str, den: str) -> tuple[Line, Line] | None:
+    """A line the question names whole that a segment note shows under both sides' sections
+    (`Operating income: > Consumer`, `Revenue: > Consumer` for `the Consumer segment's operating
+    margin`): those two lines, not the totals."""
+    def under(line: Line, phrase: str) -> bool:
+        return any(_holds(n.text, phrase) for n in line.path[:-1])
+
+    for line in lines:
+        if line.label is None or g.mention(line.label) < 0.99:
+            continue
+        text = line.label.text.strip()
+        same = [ln for ln in lines if ln.label is not None and ln.label.text.strip() == text]
+        top = next((ln for ln in same if under(ln, num)), None)
+        bottom = next((ln for ln in same if ln is not top and under(ln, den)), None)
+        if top is not None and bottom is not None:
+            return top, bottom
+    return None
+
+
+def _naming_label(line: Line, phrase: str) -> str:
+    """The label of the line's path that names the measure's side (`Operating income (loss):` over
+    `Consumer`; the line's own `Gross profit`), for the operand's lookup question."""
+    naming = next((n for n in reversed(line.path) if _holds(n.text, phrase)), line.path[-1])
+    return naming.text.strip()
+
+
+def _names(phrase: str) -> list[set[str]]:
+    """The words of a measure's side and of its other names (`[line_names]`), in that order."""
+    return [set(label_tokens(name)) for name in (phrase, *vocabulary()["line_names"].get(phrase, ()))]
+
+
+def _holds(text: str, phrase: str) -> bool:
+    """A label holds every word of the side or of one of its other names."""
+    return any(want <= set(label_tokens(text)) for want in _names(phrase))
 
 
 def said(measure: str, between: int = 2) -> re.Pattern[str]:
@@ -77,7 +112,10 @@ def solve_measure(g: Grounder) -> Plan | None:
     measure, (num, den, op) = asked
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         # the more specific side first, so that `income tax` does not take `income before income taxes`
-        if len(label_tokens(num)) >= len(label_tokens(den)):
+        segment = _segment_lines(g, lines, num, den)
+        if segment is not None:
+            top, bottom = segment
+        elif len(label_tokens(num)) >= len(label_tokens(den)):
             top = _line_for(lines, num)
             bottom = _line_for(lines, den, taken=top)
         else:
@@ -93,6 +131,7 @@ def solve_measure(g: Grounder) -> Plan | None:
         plan.explanation = f"{measure} = {num} {'−' if op == 'diff' else '/'} {den}"
         named = said(measure)
         if named.search(g.q):
-            plan.parts = [named.sub(ln.label.text.strip(), g.q, count=1) for ln in (top, bottom)]  # type: ignore[union-attr]
+            plan.parts = [named.sub(_naming_label(ln, side), g.q, count=1)
+                          for ln, side in ((top, num), (bottom, den))]
         return plan
     return None
