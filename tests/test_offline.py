@@ -1976,6 +1976,20 @@ def test_a_segment_measure_reads_the_segment_lines_of_both_sections() -> None:
     assert (plan.operation, plan.answer) == ("measure", ["17.2%"])
 
 
+def test_own_is_a_content_word() -> None:
+    """`own` (the verb) names the `Owned` column beside `Leased` and `Total`; it is no function word."""
+    table = Table(text=[
+        ["aircraft type", "Owned", "Leased", "Total"],
+        ["Boeing 737-800", "112", "29", "141"],
+        ["Airbus A320", "41", "16", "57"],
+        ["Total", "153", "45", "198"],
+    ])
+    plan, _ = run(table, "How many aircraft does the company own in total?")
+    assert plan.answer == ["153"]
+    plan, _ = run(table, "How many Airbus A320 aircraft does the company own?")
+    assert plan.answer == ["41"]
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -49,7 +49,7 @@ HowMatched = Literal["exact", "keyword", "number", "embedding"]
 _STOPWORD_TEXT = """
     a an the of in on at to for from by with and or as is are was were be been being do does did
     what which who whom whose how many much when where why that this these those it its there their
-    than then into over under per about all any each same such only own so very can will
+    than then into over under per about all any each same such only so very can will
     would should could may might has have had not no nor"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 """General English function words ignored by keyword matching (never table- or dataset-specific)."""
