@@ -216,3 +216,24 @@ def test_each_category_ranks_its_members_not_another_axis(category: str) -> None
     graph = CellGraph(cols)
     plan = solve(f"which {category} was more likely to be donors?", graph, infer_headers(graph), None)
     assert plan.answer == ["women"]
+
+
+MEASURED_BY = [(quantity, word) for quantity, words in vocabulary()["measured_by"].items() for word in words]
+
+
+@pytest.mark.parametrize(("quantity", "word"), MEASURED_BY)
+def test_an_adjective_reads_the_quantity_it_measures(quantity: str, word: str) -> None:
+    """`which aircraft type is the oldest` ranks by `Average age`, `how old is …` reads it (not the
+    first figure column): each adjective implies its quantity's word; a comparative or superlative
+    gives the direction."""
+    cells = [["type", "Seats", f"Average {quantity}"], ["first", "175", "11.2"], ["second", "150", "17.5"],
+             ["third", "196", "1.9"]]
+    graph = CellGraph(Table(text=cells))
+    lower = word.startswith(("young", "short", "cheap"))
+    if word.endswith("est"):
+        question, want = f"Which type is the {word}?", "third" if lower else "second"
+    elif word.endswith("er"):
+        question, want = f"Which type is {word}, first or third?", "third" if lower else "first"
+    else:
+        question, want = f"How {word} is the third type?", "1.9"
+    assert solve(question, graph, infer_headers(graph), None).answer == [want]

@@ -137,10 +137,24 @@ PER_CAPITA = re.compile(r"\bper\s+\d[\d,]*(?:\s+\w+)?")
 """`per 100,000 population`, `per 1,000 people`: a count relative to a base, i.e. a rate."""
 
 
+@functools.lru_cache(maxsize=1)
+def _measured_by() -> dict[str, str]:
+    """Adjective (as written) → the quantity it measures (`[measured_by]`: `oldest` → `age`)."""
+    return {adj: quantity for quantity, adjectives in vocabulary()["measured_by"].items()
+            for adj in adjectives}
+
+
 def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Add the quantity a `how many` question asks for: a percent (`how many percentage points`,
-    also written without the space) when a percent word is present, a rate when it counts per a base
-    (`how many officers per 100,000 population`), else a count (`number`)."""
+    """Add the quantity the question asks for: what an adjective measures (`the oldest` → `age`,
+    `[measured_by]`); for `how many`, a percent (`how many percentage points`, also written without
+    the space) when a percent word is present, a rate when it counts per a base (`how many officers
+    per 100,000 population`), else a count (`number`)."""
+    stems = {st for _, st in qwords}
+    for raw, _ in list(qwords):
+        quantity = _measured_by().get(raw)
+        if quantity is not None and (st := tokens(quantity)[0]) not in stems:
+            qwords = [*qwords, (quantity, st)]
+            stems.add(st)
     if re.search(r"\bhow\s*many\s*percent", qnorm) and all(st != "percent" for _, st in qwords):
         return [*qwords, ("percent", "percent")]
     if PER_CAPITA.search(qnorm) and all(st != "rate" for _, st in qwords):

@@ -43,19 +43,20 @@ Op = Literal[
 MORE_WORDS = _vocab(
     """
     more most higher highest larger largest greater greatest bigger biggest maximum max top
-    increase increased better best likelier likeliest older oldest longer longest
+    increase increased better best likelier likeliest older oldest longer longest taller tallest
+    heavier heaviest pricier priciest farther farthest
     """
 )
 LESS_WORDS = _vocab(
     """
     less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased
-    worse worst younger youngest shorter shortest
+    worse worst younger youngest shorter shortest cheaper cheapest
     """
 )
 SUPERLATIVE = _vocab(
     """
     most highest largest greatest biggest maximum top best likeliest oldest longest least lowest
-    smallest fewest minimum bottom worst youngest shortest
+    smallest fewest minimum bottom worst youngest shortest tallest heaviest priciest farthest cheapest
     """
 )
 CHANGE_WORDS = (
