@@ -1990,6 +1990,24 @@ def test_own_is_a_content_word() -> None:
     assert plan.answer == ["41"]
 
 
+def test_a_change_line_over_other_years_does_not_give_the_change_asked() -> None:
+    """`% change 2022 to 2023` gives no change from 2021 to 2022: that one is computed from the
+    levels; `which … fell the most` ranks the change column by its most negative value."""
+    table = Table(text=[
+        ["component", "2021", "2022", "2023", "% change 2022 to 2023"],
+        ["Food", "153.9", "166.8", "180.5", "8.2"],
+        ["Gasoline", "181.0", "226.6", "217.7", "-3.9"],
+        ["Energy", "163.2", "196.8", "196.1", "-0.4"],
+    ])
+    plan, _ = run(table, "By how much did the gasoline index change from 2021 to 2022?")
+    assert (plan.operation, plan.answer) == ("diff", ["45.6"])
+    plan, _ = run(table, "By how much did the gasoline index change from 2022 to 2023?")
+    assert plan.answer == ["-3.9"]
+    plan, _ = run(table, "Which component's prices fell the most from 2022 to 2023?")
+    assert plan.answer == ["Gasoline"]
+    assert ops.direction("which prices declined the most?") == "min"
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -395,7 +395,9 @@ class Grounder:
     def spans_years(self) -> bool:
         """A change between the two years the question names is computed from their levels: both
         head lines of the table, no line beside them gives a change or names the span (`% change
-        2017-19`), the title does not say the figures are changes (`annual growth rate …`), and
+        2017-19`; one over other years, `% change 2022 to 2023`, does not count), the title does
+        not say the figures are changes (`annual growth rate …`), no change line of each period
+        (`percent change from previous year`) gives a change between consecutive years, and
         either another year's line lies between them (`from 2021 to 2023`: a yearly `% growth` line
         has no cell for it) or no yearly change line across them is about what is asked (`percent
         change in rate for Canada from previous year` answers `the change in the rate for Canada
@@ -407,11 +409,20 @@ class Grounder:
             years = {y for y in map(line_year, lines) if y is not None}
             if not {first, last} <= years:
                 continue
-            if any(gives_change(ln) or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path)
-                   for ln in lines):
+            if any((gives_change(ln) and not self._other_span(ln))
+                   or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path) for ln in lines):
                 return False
+            if int(last) - int(first) == 1 and any(gives_change(ln) and not _span_years(
+                    " ".join(n.text for n in ln.path)) for ln in across):
+                return False  # a change line of each period (`from previous year`) gives it
             return any(first < y < last for y in years) or not any(map(self._asked_change, across))
         return False
+
+    def _other_span(self, line: Line) -> bool:
+        """A change line whose labels name years other than the question's (`% change 2022 to 2023`
+        for a change from 2021 to 2022): it does not give the change asked."""
+        years = {y for n in line.path for y in _span_years(n.text)}
+        return bool(years) and not self.q_years <= years
 
     def _asked_change(self, line: Line) -> bool:
         """A line giving a change whose labels name something the question asks besides the change."""
@@ -539,6 +550,17 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
     raw, stem = word
     return stem in _CHANGE_STEMS or bool(ASKS_CHANGE.fullmatch(raw)) or (
         stem == "percent" and ops.asks_growth(question))
+
+
+_SHORT_SPAN = re.compile(r"\b((?:19|20)\d\d)\s*[-–/]\s*(\d\d)\b(?!\d)")
+
+
+def _span_years(text: str) -> set[str]:
+    """The years a label names, a span's short end completed (`2015-16` → 2015, 2016)."""
+    years = set(YEAR.findall(text))
+    for first, end in _SHORT_SPAN.findall(text):
+        years.add(first[:2] + end)
+    return years
 
 
 def line_year(line: Line) -> str | None:
