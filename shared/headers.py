@@ -162,7 +162,7 @@ class HeaderModel:
         titles = self._title_lines()
         caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
         labels = [n.text for n in [*rows, *cols] if n not in titles]
-        if caption is None:
+        if caption is None or caption.counts(labels):
             return None
         return caption.unit if caption.applies_to(labels) else caption.exempt_unit
 

@@ -51,6 +51,9 @@ FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "c
           "numbers", "amounts", "figures", "values"}
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
 thousands`, `Amounts in thousands of dollars`); alone they name no unit."""
+COUNTED = frozenset({"employees", "employee", "headcount", "staff", "people", "persons", "workers",
+                     "customers", "members", "stores", "locations", "branches", "restaurants", "outlets"})
+"""Labels of a count of people or places: a caption's currency (`$ in millions`) never measures them."""
 _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information", "and", "the", "noted"}
 """Words of an `except ...` clause that do not name the exempted items."""
 
@@ -146,7 +149,22 @@ class CaptionUnit:
         if not self.exempt:
             return True
         wanted = {_base(w) for w in self.exempt}
-        return not any(wanted <= {_base(w) for w in _WORD.findall(normalise_text(label))} for label in labels)
+        return not any(wanted <= {_base(w) for w in _label_words(label)} for label in labels)
+
+    def counts(self, labels: list[str]) -> bool:
+        """The caption gives a currency and one of `labels` names a count of people or places
+        (`Employees` under `($ in millions, except per share data)`): no unit of the caption's."""
+        return self.unit.split()[0] in CURRENCIES.values() and any(
+            set(_label_words(label)) & COUNTED for label in labels)
+
+
+_SPELLED_OUT = {"eps": ("earnings", "per", "share")}
+"""Abbreviations read as their words when an exemption is matched (`Diluted EPS` is per share)."""
+
+
+def _label_words(label: str) -> list[str]:
+    """A label's words, abbreviations spelled out (`_SPELLED_OUT`)."""
+    return [v for w in _WORD.findall(normalise_text(label)) for v in _SPELLED_OUT.get(w, (w,))]
 
 
 def _base(word: str) -> str:

@@ -97,6 +97,21 @@ def test_amounts_per_something_keep_the_captions_currency_without_its_scale() ->
     assert caption_unit("percentage distribution of workers by sector") is None
 
 
+def test_a_currency_caption_does_not_measure_a_count_of_people_or_places() -> None:
+    """`Employees` under `($ in millions, except per share data)` has no unit of the caption's (not
+    `$ millions`, not the per-share `$`); a scale-only caption still scales them."""
+    money = caption_unit("($ in millions, except per share data)")
+    assert money is not None and money.counts(["Employees"]) and money.counts(["Number of stores", "2023"])
+    assert not money.counts(["Revenue"])
+    assert not caption_unit("(in thousands)").counts(["Employees"])  # type: ignore[union-attr]
+    table = Table(title="Selected financial data\n($ in millions, except per share data)",
+                  text=[["Fiscal year", "Revenue", "Diluted EPS", "Employees"],
+                        ["2023", "48,250", "4.12", "88,400"]])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert [headers.unit_for(graph.node_at(1, c)) for c in (1, 2, 3)] == ["$ millions", "$", None]
+
+
 def test_unit_for_reads_unit_rows_labels_and_caption() -> None:
     t = Table(
         text=[
