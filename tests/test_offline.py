@@ -2008,6 +2008,21 @@ def test_a_change_line_over_other_years_does_not_give_the_change_asked() -> None
     assert ops.direction("which prices declined the most?") == "min"
 
 
+def test_one_line_per_another_is_their_ratio_unless_a_label_says_per() -> None:
+    """`revenue per employee` divides the Revenue line by the Employees line; a table with a
+    `Revenue per employee` line reads it, and `per year` states a unit, not a line."""
+    table = Table(text=[["Fiscal year", "Revenue", "Employees"], ["2023", "48,250", "88,400"],
+                        ["2022", "45,110", "85,100"]])
+    plan, _ = run(table, "What was revenue per employee in 2023?")
+    assert (plan.operation, plan.answer) == ("ratio", ["0.546"])
+    labelled = Table(text=[["Fiscal year", "Revenue", "Employees", "Revenue per employee"],
+                           ["2023", "48,250", "88,400", "0.55"]])
+    plan, _ = run(labelled, "What was revenue per employee in 2023?")
+    assert plan.answer == ["0.55"]
+    plan, _ = run(table, "How many employees were hired per year in 2023?")
+    assert plan.operation != "ratio"
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -12,6 +12,8 @@ the solver lets the calibrated confidence model choose among them (`solver`).
 
 from __future__ import annotations
 
+import re
+
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
@@ -31,6 +33,7 @@ from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import solve_argmax, solve_pair
 from celltrace.shared.graph import Node, normalise_text, words
+from celltrace.shared.units import MEASURES, SCALES
 
 
 def candidates(g: Grounder) -> list[Plan]:
@@ -69,7 +72,7 @@ def candidates(g: Grounder) -> list[Plan]:
         ("percent_of", lambda q: (ops.asks_share(q) or (
             "percent" in g.qtoks and not ASKS_CHANGE.search(g.qnorm) and _lookup_is_a_count(g)))
          and not lookup_is_percent),
-        ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES)),
+        ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES) or _per_unlabelled(g)),
         ("diff", lambda q: not names_change and (
             (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
@@ -92,6 +95,18 @@ def candidates(g: Grounder) -> list[Plan]:
         for plan in plans:
             plan.unsupported = f"no {name} can be computed from this table (it needs {first} and {second})"
     return plans or [lookup]
+
+
+_PER = re.compile(r"\b[a-z]+\s+per\s+(?!cent\b|capita\b|\d)([a-z]+)")
+
+
+def _per_unlabelled(g: Grounder) -> bool:
+    """`revenue per employee` where no label says `per`: one line over another (a table showing the
+    rate has it as a line of its own, `Revenue per employee`, and is looked up); `per year`, `per
+    hour`, `per thousand` state a unit, not a line."""
+    per = _PER.search(g.qnorm)
+    return per is not None and per.group(1) not in {*MEASURES, *SCALES} and not any(
+        "per" in words(n.text) for ln in g.rows + g.cols for n in ln.path)
 
 
 def _own_labels(g: Grounder) -> set[str]:
