@@ -179,7 +179,7 @@ def direction(question: str) -> Literal["max", "min"] | None:
 COMPARATIVE_THAN = re.compile(
     r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
     r"(?:\w+\s+){0,3}?than\b"
-    r"|(?<=\bhow many |\bhow much )(?:more|fewer|less)\s+(?:\S+\s+){0,6}?than\b"
+    r"|(?<=\bhow many |\bhow much )(?:more|fewer|less)\s+(?:\S+\s+){0,10}?than\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
 `how many more` the compared noun and verb may come first (`how many more households did
