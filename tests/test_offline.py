@@ -18,6 +18,7 @@ from celltrace.server.offline.grounding import (
     is_interim_label,
     line_year,
     ranked_cells,
+    spelled_years,
 )
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import (
@@ -2022,6 +2023,19 @@ def test_one_line_per_another_is_their_ratio_unless_a_label_says_per() -> None:
     assert plan.answer == ["0.55"]
     plan, _ = run(table, "How many employees were hired per year in 2023?")
     assert plan.operation != "ratio"
+
+
+def test_short_fiscal_years_and_the_year_next_to_a_year_are_written_out() -> None:
+    """`FY23` is FY2023, `the year before 2023` is 2022 (the label `2023` is not what is asked)."""
+    assert spelled_years("What is the FY23 adjusted EBITDA?") == "What is the FY2023 adjusted EBITDA?"
+    assert spelled_years("revenue in the year after 2019") == "revenue in 2020"
+    assert spelled_years("from FY 2015 to FY 2016") == "from FY 2015 to FY 2016"
+    table = Table(text=[["Year", "Revenue"], ["2023", "26.1"], ["2022", "23.8"], ["2021", "15.8"]])
+    plan, _ = run(table, "What was revenue in the year before 2023?")
+    assert plan.answer == ["23.8"]
+    kpis = Table(text=[["Metric", "FY2022", "FY2023"], ["Adjusted EBITDA", "281.7", "312.4"]])
+    plan, _ = run(kpis, "What is the FY23 adjusted EBITDA?")
+    assert plan.answer == ["312.4"]
 
 
 def test_which_age_group_ranks_the_age_ranges() -> None:

@@ -172,6 +172,7 @@ class Grounder:
     """
 
     def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
+        question = spelled_years(question)
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
@@ -572,6 +573,20 @@ def line_year(line: Line) -> str | None:
     if year is not None or parse_unit(line.label.text) is None:
         return year
     return next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
+
+
+_SHORT_FISCAL = re.compile(r"\b(fy)\s*['’]?(\d\d)\b", re.IGNORECASE)
+_NEXT_TO_YEAR = re.compile(
+    r"\b(?:the\s+)?year\s+(before|prior\s+to|preceding|after|following)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+
+
+def spelled_years(question: str) -> str:
+    """The question with its years written out: a short fiscal year (`FY23` → `FY2023`) and the year
+    next to a year (`the year before 2023` → `2022`, not 2023)."""
+    def shifted(m: re.Match[str]) -> str:
+        return str(int(m.group(2)) + (1 if m.group(1).lower() in ("after", "following") else -1))
+
+    return _SHORT_FISCAL.sub(lambda m: f"{m.group(1)}20{m.group(2)}", _NEXT_TO_YEAR.sub(shifted, question))
 
 
 def label_year(text: str) -> str | None:
