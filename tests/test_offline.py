@@ -2038,6 +2038,24 @@ def test_short_fiscal_years_and_the_year_next_to_a_year_are_written_out() -> Non
     assert plan.answer == ["312.4"]
 
 
+def test_initials_joined_by_an_ampersand_name_the_spelled_out_line() -> None:
+    """`R&D` is `Research and development`, `SG&A` is `Selling, general and administrative` (and a
+    label written `r&d` still matches `r&d`)."""
+    table = Table(text=[
+        ["", "2019", "2018"],
+        ["Research and development", "3,120", "2,870"],
+        ["Selling, general and administrative", "3,455", "3,263"],
+        ["Total operating expenses", "6,575", "6,133"],
+    ])
+    plan, _ = run(table, "What were R&D expenses in 2019?")
+    assert plan.answer == ["3,120"]
+    plan, _ = run(table, "What were SG&A expenses in 2018?")
+    assert plan.answer == ["3,263"]
+    plan, _ = run(Table(text=[["", "fy 2019"], ["intramural r&d", "676,171"], ["total", "2,426,883"]]),
+                  "how much intramural R&D was performed in fy 2019?")
+    assert plan.answer == ["676,171"]
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -81,6 +81,8 @@ def asks_precision(question: str) -> bool:
 
 _DOTTED = re.compile(r"\b(?:[a-z]\.)+[a-z]\b")
 """`b.c`, `p.e.i`, `u.s`: single letters joined by dots."""
+_AMPERSAND = re.compile(r"\b[a-z]{1,3}(?:&[a-z]{1,3})+\b")
+"""Initials joined by `&` (`r&d`, `sg&a`, `pp&e`, `m&a`)."""
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
@@ -93,12 +95,14 @@ _WORD_OR_NUMBER = re.compile(r"(?<=(?:19|20)\d\d[-/])(?P<range_end>\d\d)(?!\d)|\
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
     number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
-    dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`); the end of
+    dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`), so do
+    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); the end of
     a year range (`2004-05`) is a stem of its own, `-05`. A function word written in capitals in
     mixed-case text or alone is a name (`IT`, `OR`: information technology, operating room)."""
     mixed = re.search(r"[a-z]", text) or len(text.split()) == 1  # not a label written all in capitals
     names = {w.lower() for w in _CAPITALS.findall(text)} & STOPWORDS if mixed else set()
     t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
+    t = _AMPERSAND.sub(lambda m: m.group(0).replace("&", ""), t)
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
