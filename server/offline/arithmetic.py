@@ -335,7 +335,7 @@ def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] 
         by_year: dict[str, Line] = {}
         for _, ln in g.best(lines):
             year = line_year(ln)
-            if year in g.q_years:
+            if year is not None and year in g.q_years:
                 by_year.setdefault(year, ln)
         if len(by_year) == 2:
             return axis, [by_year[y] for y in sorted(by_year, reverse=later_first)], g.best(other)[0][1]
