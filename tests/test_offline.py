@@ -2029,6 +2029,7 @@ def test_short_fiscal_years_and_the_year_next_to_a_year_are_written_out() -> Non
     """`FY23` is FY2023, `the year before 2023` is 2022 (the label `2023` is not what is asked)."""
     assert spelled_years("What is the FY23 adjusted EBITDA?") == "What is the FY2023 adjusted EBITDA?"
     assert spelled_years("revenue in the year after 2019") == "revenue in 2020"
+    assert spelled_years("sales in FY'99 and fy 05") == "sales in FY1999 and fy2005"
     assert spelled_years("from FY 2015 to FY 2016") == "from FY 2015 to FY 2016"
     table = Table(text=[["Year", "Revenue"], ["2023", "26.1"], ["2022", "23.8"], ["2021", "15.8"]])
     plan, _ = run(table, "What was revenue in the year before 2023?")

@@ -586,7 +586,10 @@ def spelled_years(question: str) -> str:
     def shifted(m: re.Match[str]) -> str:
         return str(int(m.group(2)) + (1 if m.group(1).lower() in ("after", "following") else -1))
 
-    return _SHORT_FISCAL.sub(lambda m: f"{m.group(1)}20{m.group(2)}", _NEXT_TO_YEAR.sub(shifted, question))
+    def century(m: re.Match[str]) -> str:  # `FY99` is 1999, `FY23` 2023
+        return f"{m.group(1)}{'19' if int(m.group(2)) >= 50 else '20'}{m.group(2)}"
+
+    return _SHORT_FISCAL.sub(century, _NEXT_TO_YEAR.sub(shifted, question))
 
 
 def label_year(text: str) -> str | None:
