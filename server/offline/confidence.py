@@ -146,7 +146,7 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
     path_years = set(YEAR.findall(path_text))
     text0 = normalise_text(g.figure(value_cell(g.graph, r0, c0).text))
     q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
-    others = [s for s, r, c in ranked[1:] if normalise_text(value_cell(g.graph, r, c).text) != text0]
+    others = [s for s, r, c in ranked[1:] if normalise_text(g.figure(value_cell(g.graph, r, c).text)) != text0]
     runner = others[0] if others else 0.0
     return {
         "top_score": s0,
