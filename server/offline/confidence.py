@@ -144,9 +144,12 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
     q_years = g.q_years
     path_text = normalise_text(" ".join(n.text for n in r0.path + c0.path + r0.notes))
     path_years = set(YEAR.findall(path_text))
-    text0 = normalise_text(g.figure(value_cell(g.graph, r0, c0).text))
+    def shown(row: Line, col: Line) -> str:
+        return normalise_text(g.figure(value_cell(g.graph, row, col).text))
+
+    text0 = shown(r0, c0)
     q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
-    others = [s for s, r, c in ranked[1:] if normalise_text(g.figure(value_cell(g.graph, r, c).text)) != text0]
+    others = [s for s, r, c in ranked[1:] if shown(r, c) != text0]
     runner = others[0] if others else 0.0
     return {
         "top_score": s0,
