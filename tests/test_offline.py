@@ -2057,6 +2057,19 @@ def test_initials_joined_by_an_ampersand_name_the_spelled_out_line() -> None:
     assert plan.answer == ["676,171"]
 
 
+def test_a_total_over_every_period_shown_sums_the_periods() -> None:
+    """`total revenue over the three years` sums the three year columns; a count the table does not
+    show (`the last two years` of three) is not guessed."""
+    table = Table(text=[["", "2019", "2018", "2017"], ["Revenue", "24,578", "22,310", "20,145"],
+                        ["Net income", "2,979", "2,558", "1,633"]])
+    plan, _ = run(table, "What was total revenue over the three years?")
+    assert (plan.operation, plan.answer) == ("sum", ["67,033"])
+    plan, _ = run(table, "What was total revenue across all years?")
+    assert plan.answer == ["67,033"]
+    plan, _ = run(table, "What was total revenue over the last two years?")
+    assert plan.operation != "sum"
+
+
 def test_which_age_group_ranks_the_age_ranges() -> None:
     """`which age group …` compares the lines labelled as age ranges (`50 to 69 years`, `70 and
     over`), not the provinces beside them, though no label says `age`."""

@@ -24,7 +24,7 @@ from celltrace.server.offline.grounding import (
     question_position,
     ranked_cells,
 )
-from celltrace.server.offline.lexicon import label_tokens, vocabulary
+from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
@@ -121,7 +121,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
     if plan is not None:
         return plan
-    if op == "average" or (op == "sum" and set(ops.words(g.q)) & {"sum", "combined", "altogether"}):
+    every = _EVERY_PERIOD.search(g.qnorm)
+    summed = set(ops.words(g.q)) & {"sum", "combined", "altogether"}
+    if op == "average" or (op == "sum" and (summed or every)):
         _, best_row = g.best(g.rows)[0]
         _, best_col = g.best(g.cols)[0]
         if g.line_score(best_row) >= g.line_score(best_col):
@@ -129,10 +131,20 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         else:
             fixed, axis, members = best_col, "row", g.rows
         members = [ln for ln in members if not is_aggregate(ln)]
-        if op == "average" and not _over_a_span(g, members):
+        if (op == "average" or every) and not _over_a_span(g, members):
             return None
+        count = every.group(1) if every else None
+        if count and count != "all" and int(CARDINALS.get(count, count)) != len(members):
+            return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
+
+
+_EVERY_PERIOD = re.compile(
+    r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
+    r"(all|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
+"""`over the three years`, `across all years`, `in the last four quarters`: every period the table
+shows (a count must be theirs)."""
 
 
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
