@@ -51,9 +51,14 @@ FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "c
           "numbers", "amounts", "figures", "values"}
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
 thousands`, `Amounts in thousands of dollars`); alone they name no unit."""
-COUNTED = frozenset({"employees", "employee", "headcount", "staff", "people", "persons", "workers",
-                     "customers", "members", "stores", "locations", "branches", "restaurants", "outlets"})
-"""Labels of a count of people or places: a caption's currency (`$ in millions`) never measures them."""
+COUNTED = frozenset({"employees", "headcount", "staff", "people", "persons", "workers", "customers",
+                     "members", "stores", "locations", "branches", "restaurants", "outlets"})
+"""Nouns of a count of people or places: a caption's currency (`$ in millions`) never measures them."""
+_COUNT_QUALIFIERS = frozenset({"number", "of", "total", "average", "full", "part", "time", "active", "at",
+                               "end", "year", "period", "the", "in", "thousands", "thousand", "millions",
+                               "million"})
+"""Words a count's label may hold besides its noun (`Number of employees at year-end`); any other
+word makes it something else (`Employee benefits`, `Compensation of employees`, `Members' equity`)."""
 _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information", "and", "the", "noted"}
 """Words of an `except ...` clause that do not name the exempted items."""
 
@@ -154,8 +159,11 @@ class CaptionUnit:
     def counts(self, labels: list[str]) -> bool:
         """The caption gives a currency and one of `labels` names a count of people or places
         (`Employees` under `($ in millions, except per share data)`): no unit of the caption's."""
-        return self.unit.split()[0] in CURRENCIES.values() and any(
-            set(_label_words(label)) & COUNTED for label in labels)
+        def count(label: str) -> bool:
+            words = set(_label_words(label))
+            return bool(words & COUNTED) and words <= COUNTED | _COUNT_QUALIFIERS
+
+        return self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels)
 
 
 _SPELLED_OUT = {"eps": ("earnings", "per", "share")}

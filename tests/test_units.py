@@ -102,7 +102,9 @@ def test_a_currency_caption_does_not_measure_a_count_of_people_or_places() -> No
     `$ millions`, not the per-share `$`); a scale-only caption still scales them."""
     money = caption_unit("($ in millions, except per share data)")
     assert money is not None and money.counts(["Employees"]) and money.counts(["Number of stores", "2023"])
-    assert not money.counts(["Revenue"])
+    assert not money.counts(["Revenue"]) and money.counts(["Number of employees at year-end"])
+    assert not money.counts(["Employee benefits"]) and not money.counts(["Compensation of employees"])
+    assert not money.counts(["Members' equity"]) and not money.counts(["Revenue per employee"])
     assert not caption_unit("(in thousands)").counts(["Employees"])  # type: ignore[union-attr]
     table = Table(title="Selected financial data\n($ in millions, except per share data)",
                   text=[["Fiscal year", "Revenue", "Diluted EPS", "Employees"],
