@@ -1082,6 +1082,7 @@ def test_comparison_amount_is_a_difference_of_the_two_named_operands() -> None:
     assert ops.asks_comparison_amount("what was the rate of arab women higher than that of others?")
     assert not ops.asks_comparison_amount("how many children had item 2 (more care use than usual)?")
     assert ops.asks_comparison_amount("how many more car thefts were there in all of 2023 than in 2022?")
+    assert ops.asks_comparison_amount("how much higher was median household income in ohio than in iowa?")
     assert not ops.asks_comparison_amount("which group was more likely than men to vote?")
     assert ops.comparison_is_less("what was the rate of a lower than that of b?")
     t = Table(text=[["group", "rate"], ["filipino", "4.7"], ["arab", "16.0"],

@@ -179,11 +179,13 @@ def direction(question: str) -> Literal["max", "min"] | None:
 COMPARATIVE_THAN = re.compile(
     r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
     r"(?:\w+\s+){0,3}?than\b"
-    r"|(?<=\bhow many |\bhow much )(?:more|fewer|less)\s+(?:\S+\s+){0,10}?than\b"
+    r"|(?<=\bhow many |\bhow much )(?:more|fewer|less|higher|lower|larger|smaller|greater)\s+"
+    r"(?:\S+\s+){0,10}?than\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
-`how many more` the compared noun and verb may come first (`how many more households did
-California have than Texas`)."""
+`how many more` or `how much higher` the compared noun and verb may come first (`how many more
+households did California have than Texas`, `how much higher was median income in California than
+in Texas`)."""
 AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|how (?:many|much))\b")
 
 
