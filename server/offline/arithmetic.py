@@ -142,7 +142,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
 
 _EVERY_PERIOD = re.compile(
     r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
-    r"(all|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
+    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
 """`over the three years`, `across all years`, `in the last four quarters`: every period the table
 shows (a count must be theirs)."""
 

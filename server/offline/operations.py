@@ -93,12 +93,13 @@ DECREASE_WORDS = _vocab(
 )
 """Words asking how much something fell; `difference` and `gap` are not among them: a table's signed
 difference (`A minus B`) is answered with its sign."""
+_CHANGE_VERB = r"\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
 GROWTH = re.compile(
     r"\b(?:how\s*many|what|by\s+what)\s+percent(?:age)?s?\s+(?:did|does|do|has|have|had|was|were|is)\b"
-    r".*\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b"
+    rf".*{_CHANGE_VERB}"
     r"|(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|decline|rise|drop)\b"
     r"|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|increase|decrease|decline|change)\b"
-    r"|\b(?:increas|decreas|declin|grow|grew|rise|rose|fell|fall|drop|chang)\w*\b.*"
+    rf"|{_CHANGE_VERB}.*"
     r"\b(?:in\s+percent(?:age)?(?:\s+terms)?|as\s+a\s+percent(?:age)?|in\s+relative\s+terms)\b"
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
