@@ -223,11 +223,11 @@ MEASURED_BY = [(quantity, word) for quantity, words in vocabulary()["measured_by
 
 @pytest.mark.parametrize(("quantity", "word"), MEASURED_BY)
 def test_an_adjective_reads_the_quantity_it_measures(quantity: str, word: str) -> None:
-    """`which aircraft type is the oldest` ranks by `Average age`, `how old is …` reads it (not the
-    first figure column): each adjective implies its quantity's word; a comparative or superlative
+    """`which aircraft type is the oldest` ranks by `Age`, `how old is …` reads it (not the first
+    figure column): each adjective implies its quantity's word; a comparative or superlative
     gives the direction."""
-    cells = [["type", "Seats", f"Average {quantity}"], ["first", "175", "11.2"], ["second", "150", "17.5"],
-             ["third", "196", "1.9"]]
+    cells = [["type", "Seats", quantity.title(), "Owned"], ["first", "175", "11.2", "112"],
+             ["second", "150", "17.5", "41"], ["third", "196", "1.9", "22"]]
     graph = CellGraph(Table(text=cells))
     lower = word.startswith(("young", "short", "cheap"))
     if word.endswith("est"):
