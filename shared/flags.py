@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from celltrace.shared.numbers import parse_number_info
 
-__all__ = ["Flagged", "flagged", "footnote_marks", "is_note_key", "legend", "unmarked"]
+__all__ = ["Flagged", "figure_text", "flagged", "footnote_marks", "is_note_key", "legend", "unmarked"]
 
 _FLAG = r"[A-Za-z]|[*†‡§¶:]|\.{2,3}"
 """A legend's flag: a letter, a symbol (Eurostat's `:` too), `..` or `...`."""
@@ -54,6 +54,12 @@ def flagged(text: str, flags: dict[str, str]) -> Flagged | None:
     if m is None or m["flag"] not in flags or parse_number_info(m["figure"]) is None:
         return None
     return Flagged(m["figure"], m["flag"], flags[m["flag"]])
+
+
+def figure_text(text: str, flags: dict[str, str]) -> str:
+    """A cell's text without a flag `flags` defines (`4.8E` → `4.8`), else the text itself."""
+    mark = flagged(text, flags) if flags else None
+    return text if mark is None else mark.figure
 
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")

@@ -1930,6 +1930,11 @@ def test_a_figure_flagged_as_the_notes_define_is_still_a_number() -> None:
     assert flagged_plan.confidence == pytest.approx(plain.confidence, abs=0.1)
     plan, _ = run(Table(text=text), "Which province had the highest unemployment rate?")
     assert plan.answer == ["Quebec"]  # the only figure
+    counts = [["province", "2022", "2023"], ["Canada", "30.0", "32.0"], ["Quebec", "8.0", "8.5"],
+              ["Manitoba", "6.0", "9.5E"], ["Alberta", "7.0", "7.5"], ["Ontario", "9.0", "6.5"]]
+    flagged_counts = Table(text=counts, notes=["E use with caution"])
+    plan, _ = run(flagged_counts, "Which province had the most cases in 2023?")
+    assert plan.answer == ["Manitoba"]  # Canada adds up the provinces, the flagged one too: no member
 
 
 def test_a_change_between_years_over_unit_columns_reads_the_years() -> None:

@@ -40,7 +40,7 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
-from celltrace.shared.flags import flagged, legend
+from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
@@ -303,8 +303,7 @@ class Grounder:
 
     def figure(self, text: str) -> str:
         """A cell's text without a quality flag the notes define (`4.8E` → `4.8`)."""
-        mark = flagged(text, self.flags) if self.flags else None
-        return text if mark is None else mark.figure
+        return figure_text(text, self.flags)
 
     def number(self, node: Node) -> ops.Num | None:
         """The number a cell shows, its quality flag set aside: a flagged figure is still ranked,

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
+from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.numbers import is_year_text, parse_number_info
 
@@ -75,6 +76,7 @@ _SUMS: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], frozenset[int]]] = 
 def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[int]:
     """The indexes of the lines `mark_sums` marks."""
     out: list[int] = []
+    flags = legend(graph.table.notes)  # `12.8E` counts as 12.8, as everywhere in the offline steps
     groups: dict[tuple[int, ...], list[Line]] = {}
     for ln in lines:
         groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append(ln)
@@ -86,7 +88,7 @@ def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[
         for other in others:
             cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
                      graph.node_at(other.index, ln.index) for ln in members]
-            nums = [i for c in cells if (i := parse_number_info(c.text)) is not None]
+            nums = [i for c in cells if (i := parse_number_info(figure_text(c.text, flags))) is not None]
             if len({c.id for c in cells}) < len(cells) or len(nums) < len(cells):
                 continue
             values = [i.value for i in nums]
