@@ -2152,3 +2152,15 @@ def test_a_groups_own_total_is_a_part_of_the_grand_total() -> None:
     plan, g = run(table, "What share of 2023 sales came from the West?")
     assert (plan.operation, plan.answer) == ("percent_of", ["51.5%"])
     assert cells(g, plan.answer_nodes) == [(6, 3), (7, 3)]
+
+
+
+def test_an_age_group_worded_with_other_numbers_finds_its_label() -> None:
+    """`children under 15` is the label `0 to 14 years`, not `15 to 64 years`; `aged 65 or older`
+    is `65 years and over`."""
+    table = Table(text=[["Age group", "2011", "2021"], ["0 to 14 years", "5,607", "5,993"],
+                        ["15 to 64 years", "23,123", "24,621"], ["65 years and over", "4,945", "7,021"]])
+    plan, _ = run(table, "How many children under 15 were there in 2011?")
+    assert plan.answer == ["5,607"]
+    plan, _ = run(table, "How many people were aged 65 or older in 2021?")
+    assert plan.answer == ["7,021"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from celltrace.server.infra.embedding import query_vectors
 from celltrace.server.infra.retrieval import Retriever, tokens
 from celltrace.server.offline import operations as ops
+from celltrace.server.offline.ages import spelled_ages
 from celltrace.server.offline.lexicon import (
     UNIT_CANON,
     acronym,
@@ -172,7 +173,7 @@ class Grounder:
     """
 
     def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
-        question = spelled_years(question)
+        question = spelled_ages(spelled_years(question), [n.text for n in graph.nodes if not n.empty])
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from celltrace.server.offline import operations as ops
+from celltrace.server.offline.ages import AGE_LABEL
 from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
@@ -88,7 +89,7 @@ def _member_test(noun: str | None) -> Callable[[str], bool] | None:
     if noun == "year":
         return is_year_text
     if noun == "age":
-        return lambda text: _AGE_RANGE.match(normalise_text(text)) is not None
+        return lambda text: AGE_LABEL.match(normalise_text(text)) is not None
     if noun == "quarter":  # `Q4 2023`, `Fourth quarter`, `Three Months Ended June 30`; no half year
         return is_quarter_label
     if noun == "month":
@@ -97,12 +98,6 @@ def _member_test(noun: str | None) -> Callable[[str], bool] | None:
     if words is None:
         return None
     return lambda text: bool(toks := label_tokens(text)) and set(toks) <= words
-
-
-_AGE_RANGE = re.compile(
-    r"^(?:age[sd]?\s+)?(?:\d{1,3}\s*(?:to|-|–)\s*\d{1,3}|\d{1,3}\s*(?:years?\s*)?(?:and|or)\s*(?:over|older|more|above)"
-    r"|(?:under|less than)\s*\d{1,3})(?:\s*years?(?:\s*(?:old|of age))?)?$")
-"""An age group's label: `15 to 24`, `25-34 years`, `65 years and over`, `ages 5 to 11`, `under 15`."""
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
