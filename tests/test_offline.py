@@ -2164,3 +2164,4 @@ def test_an_age_group_worded_with_other_numbers_finds_its_label() -> None:
     assert plan.answer == ["5,607"]
     plan, _ = run(table, "How many people were aged 65 or older in 2021?")
     assert plan.answer == ["7,021"]
+

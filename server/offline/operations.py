@@ -62,6 +62,7 @@ SUPERLATIVE = _vocab(
 CHANGE_WORDS = (
     "change", "changed", "increase", "increased", "decrease", "decreased", "grow", "grew", "grown", "growth",
     "rise", "rose", "risen", "fall", "fell", "fallen", "drop", "dropped", "decline", "declined",
+    "add", "added", "gain", "gained", "lose", "lost", "shed",
 )
 """Words that ask how much a figure changed (`how much did the rate fall from 2019 to 2023`); not the
 plural nouns (`all sources showed increases from 2015 to 2016, how much in total …` is a lookup)."""
@@ -88,7 +89,7 @@ DECREASE_WORDS = _vocab(
     decrease decreased decreases decreasing decline declined declines declining drop dropped drops
     dropping fall fell fallen falls falling down reduce reduced reduces reducing reduction recede receded
     receding shrink shrank shrunk shrinking less lower fewer contract contracted contracts contracting
-    contraction retract retracted retreat retreated
+    contraction retract retracted retreat retreated lose loses losing lost shed sheds shedding
     """
 )
 """Words asking how much something fell; `difference` and `gap` are not among them: a table's signed

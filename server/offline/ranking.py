@@ -101,7 +101,8 @@ def _member_test(noun: str | None) -> Callable[[str], bool] | None:
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
-    members = [ln for ln in lines if not is_aggregate(ln)]
+    heads = {n.id for ln in lines for n in ln.path[:-1]}
+    members = [ln for ln in lines if not is_aggregate(ln) and (ln.label is None or ln.label.id not in heads)]
     return members or lines
 
 
