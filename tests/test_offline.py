@@ -2165,3 +2165,11 @@ def test_an_age_group_worded_with_other_numbers_finds_its_label() -> None:
     plan, _ = run(table, "How many people were aged 65 or older in 2021?")
     assert plan.answer == ["7,021"]
 
+
+def test_operands_repeated_under_each_group_are_compared_within_the_group_named() -> None:
+    """`more women than men … in 2021` where `Males`/`Females` head columns under each year: the two
+    are compared under 2021, the first named (through the vocabulary: `women` ~ `Females`) minus the
+    second."""
+    plan, g = run(CENSUS, "How many more women than men aged 65 and over were there in 2021?")
+    assert (plan.operation, plan.answer) == ("diff", ["557"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(3, 3), (3, 4)]

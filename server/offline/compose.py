@@ -34,7 +34,8 @@ OPERAND_MIN_MENTION = 0.5
 
 
 def _position(g: Grounder, node: Node) -> int:
-    """Where the question mentions a label: its text, else its first matched word (999: not found)."""
+    """Where the question mentions a label: its text, else its first word the question holds or
+    names through the vocabulary (999: not found)."""
     text = normalise_text(node.text)
     pos = g.qnorm.find(text)
     if pos >= 0:
@@ -45,7 +46,9 @@ def _position(g: Grounder, node: Node) -> int:
         if set(tokens(word)) & stems:
             return offset
         offset += len(word) + 1
-    return 999
+    matched = g.matched(node)  # a word matched through the vocabulary (`women` ~ `Females`)
+    return min((m.start() for word, stem in g.qwords if stem in matched
+                for m in re.finditer(rf"\b{re.escape(word)}\b", g.qnorm)), default=999)
 
 
 def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
@@ -106,15 +109,12 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
     Returns (axis of the operands, [first, second] lines, fixed line) or None.
     """
     best: tuple[float, str, list[Line], Line] | None = None
-    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
-        named = operand_nodes(g, lines)
-        pairs = [
-            (g.mention(a) + g.mention(b), _literal_cover(g, a) + _literal_cover(g, b), a, sa, b, sb)
-            for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:]
-            if not sa & sb and _named_apart(g, a, b) and _named_apart(g, b, a)
-        ]
-        if not pairs:
+    for axis, every, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        found = next(((pairs, lines) for lines in (every, *_named_groups(g, every))
+                      if (pairs := _pairs(g, operand_nodes(g, lines)))), None)
+        if found is None:
             continue
+        pairs, lines = found
         # equal mention: the labels whose every word (stopwords too) the question holds (`not a
         # visible minority`, not `other visible minority`, for `did not belong to a visible minority`)
         score, _, a, sa, b, sb = max(pairs, key=lambda p: (p[0], p[1]))
@@ -124,6 +124,32 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
         first, second = _parallel_lines(g, lines, *ordered)
         best = (score, axis, [first, second], g.best(other)[0][1])
     return None if best is None else best[1:]
+
+
+_Pair = tuple[float, float, Node, frozenset[int], Node, frozenset[int]]
+
+
+def _pairs(g: Grounder, named: list[Operand]) -> list[_Pair]:
+    """Pairs of disjoint operands each named apart from the other, with their mention and cover."""
+    return [(g.mention(a) + g.mention(b), _literal_cover(g, a) + _literal_cover(g, b), a, sa, b, sb)
+            for i, (a, sa) in enumerate(named) for b, sb in named[i + 1:]
+            if not sa & sb and _named_apart(g, a, b) and _named_apart(g, b, a)]
+
+
+def _named_groups(g: Grounder, lines: list[Line]) -> list[list[Line]]:
+    """The lines under each outer label the question names, the best named first: the inner labels
+    that repeat under other groups (`Males`, `Females` under `2011` and under `2021`) name operands
+    of their own within the named group (`… in 2021`). Sought only when no pair is named across
+    every line."""
+    groups: dict[int, list[Line]] = {}
+    nodes: dict[int, Node] = {}
+    for ln in lines:
+        for n in ln.path[:-1]:
+            groups.setdefault(n.id, []).append(ln)
+            nodes[n.id] = n
+    named = [i for i, sub in groups.items()
+             if len(sub) < len(lines) and g.mention(nodes[i]) >= OPERAND_MIN_MENTION]
+    return [groups[i] for i in sorted(named, key=lambda i: -g.mention(nodes[i]))]
 
 
 def _named_apart(g: Grounder, node: Node, other: Node) -> bool:
