@@ -29,7 +29,7 @@ from celltrace.server.offline.lexicon import (
     match_words,
     quantity_words,
 )
-from celltrace.server.offline.lines import value_cell
+from celltrace.server.offline.lines import is_aggregate_label, value_cell
 from celltrace.server.offline.lookup import wants_label
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import CellGraph
@@ -2173,3 +2173,15 @@ def test_operands_repeated_under_each_group_are_compared_within_the_group_named(
     plan, g = run(CENSUS, "How many more women than men aged 65 and over were there in 2021?")
     assert (plan.operation, plan.answer) == ("diff", ["557"])
     assert sorted(cells(g, plan.answer_nodes)) == [(3, 3), (3, 4)]
+
+
+def test_both_sexes_is_the_total_over_the_sexes() -> None:
+    """`Both sexes` is an aggregate label (`Both parents` is not): the `total population` is read
+    from it, not from the first sex."""
+    table = Table(text=[["Age group", "2021", "", ""], ["", "Males", "Females", "Both sexes"],
+                        ["0 to 14 years", "3,140", "3,021", "6,161"],
+                        ["65 years and over", "2,835", "3,392", "6,227"]], merges=[(0, 1, 0, 3)])
+    plan, _ = run(table, "What was the total population aged 65 years and over in 2021?")
+    assert plan.answer == ["6,227"]
+    graph = CellGraph(Table(text=[["", "Both sexes", "Both parents", "Both genders"], ["a", "1", "2", "3"]]))
+    assert [is_aggregate_label(graph.node_at(0, c)) for c in (1, 2, 3)] == [True, False, True]

@@ -117,6 +117,11 @@ def under_aggregate(line: Line) -> bool:
     return any(is_aggregate_label(n) for n in line.path)
 
 
+_EVERY_SEX = re.compile(r"\bboth\s+(?:sexes|genders)\b")
+"""`Both sexes`: the total over the sexes."""
+
+
 def is_aggregate_label(node: Node) -> bool:
-    return not AGGREGATE_LABEL_WORDS.isdisjoint(words(node.text))
+    text = node.text.lower()
+    return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
 
