@@ -2154,6 +2154,44 @@ def test_a_groups_own_total_is_a_part_of_the_grand_total() -> None:
     assert cells(g, plan.answer_nodes) == [(6, 3), (7, 3)]
 
 
+PAYROLLS = Table(text=[
+    ["Industry", "Apr. 2024", "May 2024"],
+    ["Total private", "135,257", "135,486"],
+    ["  Goods-producing", "21,962", "21,999"],
+    ["    Construction", "8,196", "8,217"],
+    ["    Manufacturing", "13,125", "13,140"],
+    ["  Service-providing", "113,295", "113,487"],
+    ["    Information", "3,010", "3,006"],
+    ["    Leisure and hospitality", "16,873", "16,915"],
+])
+"""Industries indented under the sectors they belong to; no sector is the sum of the lines shown under
+it (as in payroll tables that list a few components)."""
+
+
+def test_a_ranking_leaves_out_lines_other_lines_are_indented_under() -> None:
+    """`which industry added the most jobs`: a sector heading indented industries is their aggregate
+    (`Service-providing`, up 192), not one of the members ranked (`Leisure and hospitality`, 42)."""
+    plan, _ = run(PAYROLLS, "Which industry had the most employees in May 2024?")
+    assert plan.answer == ["Leisure and hospitality"]
+
+
+def test_jobs_added_gained_or_lost_between_two_periods_are_a_change() -> None:
+    """`add`, `gain`, `lose`, `shed` between two named periods ask a change; a loss is answered as its
+    size."""
+    plan, _ = run(PAYROLLS, "How many jobs did manufacturing add between April and May 2024?")
+    assert (plan.operation, plan.answer) == ("diff", ["15"])
+    plan, _ = run(PAYROLLS, "How many jobs did information lose from April 2024 to May 2024?")
+    assert (plan.operation, plan.answer) == ("diff", ["4"])
+
+
+def test_operands_repeated_under_each_group_are_compared_within_the_group_named() -> None:
+    """`more women than men … in 2021` where `Males`/`Females` head columns under each year: the two
+    are compared under 2021, the first named (through the vocabulary: `women` ~ `Females`) minus the
+    second."""
+    plan, g = run(CENSUS, "How many more women than men aged 65 and over were there in 2021?")
+    assert (plan.operation, plan.answer) == ("diff", ["557"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(3, 3), (3, 4)]
+
 
 def test_an_age_group_worded_with_other_numbers_finds_its_label() -> None:
     """`children under 15` is the label `0 to 14 years`, not `15 to 64 years`; `aged 65 or older`
@@ -2166,13 +2204,23 @@ def test_an_age_group_worded_with_other_numbers_finds_its_label() -> None:
     assert plan.answer == ["7,021"]
 
 
-def test_operands_repeated_under_each_group_are_compared_within_the_group_named() -> None:
-    """`more women than men … in 2021` where `Males`/`Females` head columns under each year: the two
-    are compared under 2021, the first named (through the vocabulary: `women` ~ `Females`) minus the
-    second."""
-    plan, g = run(CENSUS, "How many more women than men aged 65 and over were there in 2021?")
-    assert (plan.operation, plan.answer) == ("diff", ["557"])
-    assert sorted(cells(g, plan.answer_nodes)) == [(3, 3), (3, 4)]
+ENROLMENT = Table(text=[
+    ["Program", "Women", "Men", "Total"],
+    ["Engineering", "19,870", "61,240", "81,110"],
+    ["Health", "73,450", "18,920", "92,370"],
+    ["All programs", "93,320", "80,160", "173,480"],
+])
+
+
+def test_a_share_takes_its_part_outside_the_whole_it_names() -> None:
+    """`percentage of engineering students were women`: Engineering is the whole's line, the part is
+    `Women` of its `Total`; `percentage of women were in engineering` is the other way round."""
+    plan, g = run(ENROLMENT, "What percentage of engineering students were women?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["24.5%"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (1, 3)]
+    plan, g = run(ENROLMENT, "What percentage of women were in engineering?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["21.3%"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(1, 1), (3, 1)]
 
 
 def test_both_sexes_is_the_total_over_the_sexes() -> None:

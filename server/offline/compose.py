@@ -14,7 +14,7 @@ Every function returns lines (or a rewritten plan); the arithmetic itself is `op
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
@@ -169,7 +169,11 @@ def _literal_cover(g: Grounder, node: Node) -> float:
     return sum(w in qwords or bool(set(tokens(w)) & qstems) for w in label) / len(label)
 
 
-def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
+Grounded: TypeAlias = "tuple[str, list[Line], Line]"
+"""The axis of the operands, the operand lines, and the fixed line on the other axis."""
+
+
+def part_and_whole(g: Grounder) -> Grounded | None:
     """A share `part / whole`: the named part nearest the question's percent wording, and its whole
     on the same axis.
 
@@ -181,16 +185,25 @@ def part_and_whole(g: Grounder) -> tuple[str, list[Line], Line] | None:
     """
     found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
     anchor = min((p for p in found if p >= 0), default=0)
-    best: tuple[int, str, list[Line], Line] | None = None
     phrase = ops.share_whole(g.qnorm) is not None
+    return next((found for strict in ((True, False) if phrase else (False,))
+                 if (found := _part_and_whole(g, anchor, phrase, strict))), None)
+
+
+def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Grounded | None:
+    """`part_and_whole` on the axis whose part is nearest `anchor`. A label said only inside the
+    whole's phrase qualifies the whole, not a part: when `strict` (`percentage of engineering
+    students were women`: the part is `Women`, of the `Total` on Engineering's line; tried first),
+    else when it is a period (`share of 2023 sales`) or the whole is named on its axis."""
+    best: tuple[int, str, list[Line], Line] | None = None
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         whole_named = _named_whole(g, lines)
         totals = [whole_named] if whole_named else [ln for ln in lines if is_aggregate(ln)]
-        # a period said only inside the whole's phrase (`share of 2023 sales`) qualifies the whole
+        inside = strict or whole_named is not None
         named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)
-                 and not (whole_named and (s <= {whole_named.index} or not _said_beside(g, n)))
-                 and not (phrase and is_period_label(n.text) and not _said_beside(g, n))]
-        if not named and not whole_named:
+                 and not (whole_named and s <= {whole_named.index})
+                 and (_said_beside(g, n) or not (inside or (phrase and is_period_label(n.text))))]
+        if not named and not whole_named and not strict:
             # a group's own total named (`West Total` of a pivot table) is a part of the other totals
             named = [(n, s) for n, s in operand_nodes(g, lines) if _all_aggregate(lines, s)]
             totals = [ln for ln in totals if not any(ln.index in s for _, s in named)]
@@ -227,9 +240,12 @@ _POSSESSOR = re.compile(r"^(.+?)'s\b")
 
 
 def _said_beside(g: Grounder, node: Node) -> bool:
-    """Whether the question names a word of the label outside the whole it names."""
+    """Whether the question names a word of the label outside the whole it names (the word itself,
+    or one the label matches through the vocabulary or as initials: `nasa`)."""
     rest = g.qnorm.replace(ops.share_whole(g.qnorm) or "\0", " ", 1)
-    return bool(set(label_tokens(node.text)) & set(label_tokens(rest)))
+    matched, said = g.matched(node), set(words(rest))
+    return bool(set(label_tokens(node.text)) & set(label_tokens(rest))) or any(
+        stem in matched and word in said for word, stem in g.qwords)
 
 
 _TOTAL_PREFIX = re.compile(r"^(?:(?:the|all|total)\s+)+")
