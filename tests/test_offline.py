@@ -2233,3 +2233,45 @@ def test_both_sexes_is_the_total_over_the_sexes() -> None:
     assert plan.answer == ["6,227"]
     graph = CellGraph(Table(text=[["", "Both sexes", "Both parents", "Both genders"], ["a", "1", "2", "3"]]))
     assert [is_aggregate_label(graph.node_at(0, c)) for c in (1, 2, 3)] == [True, False, True]
+
+
+CHARACTERISTICS = Table(text=[
+    ["Characteristics", "Rate"],
+    ["Arthritis", ""], ["No", "35.3"], ["Yes", "42.9"],
+    ["Childhood maltreatment", ""], ["Yes", "357"], ["No", "134"],
+])
+"""Yes/no lines under each characteristic, in either order, as health and victimization surveys
+publish them."""
+
+
+def test_yes_and_no_lines_are_named_by_affirming_or_negating_their_characteristic() -> None:
+    """`without arthritis` is the No line under Arthritis, `with arthritis` the Yes line; a
+    comparison with `those who did not` takes Yes first, then No."""
+    plan, _ = run(CHARACTERISTICS, "What was the rate among people without arthritis?")
+    assert plan.answer == ["35.3"]
+    plan, _ = run(CHARACTERISTICS, "What was the rate among people with arthritis?")
+    assert plan.answer == ["42.9"]
+    plan, _ = run(CHARACTERISTICS, "What was the rate of those who had not experienced childhood maltreatment?")
+    assert plan.answer == ["134"]
+    plan, g = run(CHARACTERISTICS, "How many times was the rate of people who experienced childhood maltreatment "
+                                   "more than that of people who did not?")
+    assert (plan.operation, plan.answer) == ("ratio", ["2.66"])
+    assert cells(g, plan.answer_nodes) == [(5, 1), (6, 1)]
+
+
+SURVEY_ANSWERS = Table(
+    text=[["", "n", "Yes", "No", "Don't know"], ["All respondents", "2,150", "58", "31", "11"],
+          ["Men", "1,040", "55", "36", "9"], ["Women", "1,080", "61", "26", "13"],
+          ["Urban", "1,210", "66", "24", "10"], ["Rural", "300", "41", "44", "15"]],
+    title="Q12. Do you support the proposed transit expansion?\nPercent of respondents")
+
+
+def test_a_survey_caption_asks_the_question_its_yes_and_no_answer() -> None:
+    """`support` says the caption's question (`Do you support …?`): the Yes column; `said no` quotes
+    the No column."""
+    plan, _ = run(SURVEY_ANSWERS, "What share of women support the transit expansion?")
+    assert plan.answer == ["61"]
+    plan, _ = run(SURVEY_ANSWERS, "How much higher was support among urban respondents than rural respondents?")
+    assert (plan.operation, plan.answer) == ("diff", ["25"])
+    plan, _ = run(SURVEY_ANSWERS, "How many men said no?")
+    assert plan.answer == ["36"]

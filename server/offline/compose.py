@@ -21,6 +21,7 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import is_aggregate
+from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ def _position(g: Grounder, node: Node) -> int:
     pos = g.qnorm.find(text)
     if pos >= 0:
         return pos
+    polar = polar_label(text)
+    if polar is not None:  # `Yes`/`No`: where the question says the characteristic, or negates it
+        return g.polar.get(polar, 999)
     stems = set(label_tokens(node.text))
     offset = 0
     for word in g.qnorm.split():

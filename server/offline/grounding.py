@@ -41,6 +41,7 @@ from celltrace.server.offline.lines import (
     under_aggregate,
     value_cell,
 )
+from celltrace.server.offline.polarity import answered, asks_yes_or_no, polar_label, polar_positions
 from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
@@ -200,6 +201,9 @@ class Grounder:
         self._match_periods(label_nodes)
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
+        self.polar = polar_positions(question, [n.text for n in label_nodes.values()])
+        """Where the question names a yes/no line (`polarity`)."""
+        self._match_polar()
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
@@ -302,6 +306,27 @@ class Grounder:
             self._excluding.add(text)
         return {q: v for q, v in m.items() if q not in excluded}
 
+    def _match_polar(self) -> None:
+        """`Yes`/`No` under a characteristic the question names (two words of a label above it, or
+        a word of the yes/no question a survey's caption asks: `Do you support …?`) match as the
+        question affirms or negates it (`polarity`), softly: the characteristic's own words decide
+        first. An answer the question quotes (`said no`) matches outright."""
+        caption = (self.graph.table.title or "").splitlines()
+        asked = any(asks_yes_or_no(line) and match_words(line, self.qwords) for line in caption)
+        quoted = answered(self.qnorm)
+        for line in self.rows + self.cols:
+            for i, n in enumerate(line.path):
+                polar = polar_label(n.text)
+                if polar in quoted:
+                    self._also_match(n.id, {polar: 1.0})
+                elif polar in self.polar and polar not in self.qtoks and (
+                        asked or any(self._says(p.text) for p in line.path[:i])):
+                    self._also_match(n.id, {polar: 0.5})
+
+    def _says(self, text: str) -> bool:
+        """The question says two words of the label, or the whole of a one-word label."""
+        return len(match_words(text, self.qwords)) >= min(2, len(set(label_tokens(text))) or 2)
+
     def figure(self, text: str) -> str:
         """A cell's text without a quality flag the notes define (`4.8E` → `4.8`)."""
         return figure_text(text, self.flags)
@@ -348,6 +373,9 @@ class Grounder:
             return 1.0
         if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
+        polar = polar_label(text)
+        if polar is not None:  # `No` has no content word: named only as `_match_polar` found
+            return self.matched(node).get(polar, 0.0)
         ltoks = label_tokens(self._head(node.text))
         own = [t for t in ltoks if t not in known]
         ltoks = own if own and not set(own) <= _AGGREGATE_STEMS else ltoks
