@@ -2275,3 +2275,14 @@ def test_a_survey_caption_asks_the_question_its_yes_and_no_answer() -> None:
     assert (plan.operation, plan.answer) == ("diff", ["25"])
     plan, _ = run(SURVEY_ANSWERS, "How many men said no?")
     assert plan.answer == ["36"]
+
+
+def test_a_change_word_is_said_by_a_line_giving_a_change() -> None:
+    """`the highest revenue growth` ranks on the `% change` column, not on a revenue column: a
+    change line says the question's change word whatever its own."""
+    table = Table(text=[["Region", "2023", "2022", "% change"], ["", "Revenue", "Revenue", ""],
+                        ["United States", "14,250", "13,120", "8.6"], ["Europe", "7,310", "6,980", "4.7"],
+                        ["Asia Pacific", "4,890", "4,410", "10.9"]], merges=[(0, 0, 1, 0), (0, 3, 1, 3)])
+    plan, g = run(table, "Which region had the highest revenue growth?")
+    assert plan.answer == ["Asia Pacific"]
+    assert g.node(plan.header_nodes[0]).text == "% change"

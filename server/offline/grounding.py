@@ -204,6 +204,7 @@ class Grounder:
         self.polar = polar_positions(question, [n.text for n in label_nodes.values()])
         """Where the question names a yes/no line (`polarity`)."""
         self._match_polar()
+        self._match_change_words(label_nodes)
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
@@ -305,6 +306,16 @@ class Grounder:
         if excluded:
             self._excluding.add(text)
         return {q: v for q, v in m.items() if q not in excluded}
+
+    def _match_change_words(self, label_nodes: dict[int, Node]) -> None:
+        """`the highest revenue growth`: a change word the question says (`growth`, `increase`) is
+        said by a label giving a change (`% change`), whatever its own change word."""
+        if not ASKS_CHANGE.search(self.qnorm) or REACHED.search(self.qnorm):
+            return
+        said = {st: 1.0 for raw, st in self.qwords if ASKS_CHANGE.fullmatch(raw)}
+        for nid, n in label_nodes.items():
+            if said and _CHANGE_STEMS & set(label_tokens(n.text)):
+                self._also_match(nid, said)
 
     def _match_polar(self) -> None:
         """`Yes`/`No` under a characteristic the question names (two words of a label above it, or
