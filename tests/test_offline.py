@@ -2286,3 +2286,8 @@ def test_a_change_word_is_said_by_a_line_giving_a_change() -> None:
     plan, g = run(table, "Which region had the highest revenue growth?")
     assert plan.answer == ["Asia Pacific"]
     assert g.node(plan.header_nodes[0]).text == "% change"
+    # a line that names what changes besides the change (`Real GDP growth`) does not say `rise`
+    table = Table(text=[["Year", "Real GDP growth (%)", "Unemployment rate (%)"], ["2019", "2.5", "3.7"],
+                        ["2020", "-2.2", "8.1"]])
+    plan, _ = run(table, "By how many percentage points did unemployment rise from 2019 to 2020?")
+    assert (plan.operation, plan.answer) == ("diff", ["4.4"])

@@ -309,12 +309,14 @@ class Grounder:
 
     def _match_change_words(self, label_nodes: dict[int, Node]) -> None:
         """`the highest revenue growth`: a change word the question says (`growth`, `increase`) is
-        said by a label giving a change (`% change`), whatever its own change word."""
+        said by a label that says nothing but a change (`% change`, `Percent change`), whatever its
+        own change word (`Real GDP growth` is not a change of what else is asked)."""
         if not ASKS_CHANGE.search(self.qnorm) or REACHED.search(self.qnorm):
             return
         said = {st: 1.0 for raw, st in self.qwords if ASKS_CHANGE.fullmatch(raw)}
         for nid, n in label_nodes.items():
-            if said and _CHANGE_STEMS & set(label_tokens(n.text)):
+            toks = set(label_tokens(n.text))
+            if said and toks & _CHANGE_STEMS and not toks - _CHANGE_STEMS - {"percent"}:
                 self._also_match(nid, said)
 
     def _match_polar(self) -> None:
