@@ -2291,3 +2291,15 @@ def test_a_change_word_is_said_by_a_line_giving_a_change() -> None:
                         ["2020", "-2.2", "8.1"]])
     plan, _ = run(table, "By how many percentage points did unemployment rise from 2019 to 2020?")
     assert (plan.operation, plan.answer) == ("diff", ["4.4"])
+
+
+def test_a_combined_figure_of_two_named_groups_sums_their_lines() -> None:
+    """`the combined number … in Ontario and Quebec` where each province heads `number | rate`: the
+    two provinces' number lines are summed (not every diagnosis under one of them)."""
+    table = Table(text=[["Diagnosis", "Ontario", "", "Quebec", ""], ["", "number", "rate", "number", "rate"],
+                        ["Circulatory diseases", "142,310", "951.2", "98,450", "1,121.4"],
+                        ["Cancers", "87,450", "584.5", "60,110", "684.7"]],
+                  merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)])
+    plan, g = run(table, "What was the combined number of cancer admissions in Ontario and Quebec?")
+    assert (plan.operation, plan.answer) == ("sum", ["147,560"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(3, 1), (3, 3)]

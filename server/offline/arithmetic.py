@@ -268,7 +268,8 @@ def _union_of_options(g: Grounder) -> Plan | None:
 
 
 def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
-    """Two operands named at any header level (`compose`): a ratio, or the part of a whole."""
+    """Two operands named at any header level (`compose`): a ratio, the part of a whole, a difference
+    or the sum of two named groups."""
     if op == "percent_of":
         grounded = compose.part_and_whole(g)
     elif op == "ratio" and not best_cell_names(g, ops.RATIO_PHRASES):
@@ -283,11 +284,16 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
         return None if grounded is None else _composable(g, op, *grounded)
     elif op == "diff" and _DIFFERENCE_BETWEEN.search(g.qnorm) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = compose.operand_pair(g)  # groups named at an outer level (`Texas > Estimate`)
+    elif op == "sum" and _COMBINED.search(g.qnorm) and " and " in g.qnorm:
+        grounded = compose.operand_pair(g)  # `in Ontario and Quebec`: groups over `number | rate`
     else:
         return None
     return None if grounded is None else compute_plan(g, op, *grounded)
 
 
+_COMBINED = re.compile(r"\b(?:combined|altogether|together|sum)\b")
+"""A sum asked outright (`total` alone names a table's own total line as often: `a total of adults in
+provincial and territorial custody`)."""
 _DIFFERENCE_BETWEEN = re.compile(
     r"^\s*(?:what|how\s+\w+)(?:'s|\s+is|\s+was|\s+were|\s+are)?\s+the\s+(?:\w+\s+)?(?:difference|gap)\b"
     r".*\bbetween\b.+\band\b")
