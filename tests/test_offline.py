@@ -2303,3 +2303,19 @@ def test_a_combined_figure_of_two_named_groups_sums_their_lines() -> None:
     plan, g = run(table, "What was the combined number of cancer admissions in Ontario and Quebec?")
     assert (plan.operation, plan.answer) == ("sum", ["147,560"])
     assert sorted(cells(g, plan.answer_nodes)) == [(3, 1), (3, 3)]
+
+
+MACRO = Table(text=[["Year", "Unemployment rate (%)", "CPI inflation (%)"], ["2019", "3.7", "1.8"],
+                    ["2020", "8.1", "1.2"], ["2021", "5.4", "4.7"], ["2022", "3.6", "8.0"], ["2023", "3.6", "4.1"]])
+
+
+def test_the_highest_figure_is_the_top_ranked_members_value() -> None:
+    """`what was the highest unemployment rate after 2020` ranks the years after 2020 and answers the
+    figure (5.4), not the label; a question naming a member (`… reported in 2021`) stays a lookup."""
+    plan, g = run(MACRO, "What was the highest unemployment rate after 2020?")
+    assert (plan.operation, plan.answer) == ("max", ["5.4"])
+    assert cells(g, plan.answer_nodes) == [(3, 1)]
+    plan, _ = run(MACRO, "What was the lowest CPI inflation?")
+    assert (plan.operation, plan.answer) == ("min", ["1.2"])
+    plan, _ = run(MACRO, "What was the highest CPI inflation reported in 2021?")
+    assert (plan.operation, plan.answer) == ("lookup", ["4.7"])

@@ -56,7 +56,7 @@ _CUES = {k: re.compile(v) for k, v in CUES.items()}
 
 def family(operation: str) -> str:
     """The operation family of a plan's operation name."""
-    if operation.startswith("arg"):
+    if operation.startswith("arg") or operation in ("max", "min"):  # a ranking's member or figure
         return "arg"
     if operation.startswith("top"):
         return "top"

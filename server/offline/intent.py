@@ -31,7 +31,7 @@ from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
-from celltrace.server.offline.ranking import solve_argmax, solve_pair
+from celltrace.server.offline.ranking import solve_argmax, solve_extreme, solve_pair
 from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.units import MEASURES, SCALES
 
@@ -54,6 +54,8 @@ def candidates(g: Grounder) -> list[Plan]:
     if k is not None or (ops.asks_ranked_label(question) and (nth or ops.direction(question)) is not None
                          and not ops.amount_before_name(question)):
         found.append(solve_argmax(g, k or 1, nth if k is None else None))
+    if ops.asks_extreme_value(question):
+        found.append(solve_extreme(g))
     measure = solve_measure(g)  # a measure the question names (`current ratio`) is its operation
     found.append(measure)
     label_vocab = _own_labels(g)

@@ -309,6 +309,17 @@ def amount_before_name(question: str) -> bool:
     return amount is not None and name is not None and amount.start() < name.start()
 
 
+EXTREME_VALUE = re.compile(
+    r"^\s*(?:in\s+\w+\s*,\s*)?what(?:'s|\s+(?:is|was|were|are))?\s+(?:the\s+)?(?:single\s+)?"
+    r"(?:highest|lowest|largest|smallest|greatest|biggest|maximum|minimum|max|min)\b")
+"""`what was the highest unemployment rate …`, `what is the lowest vacancy rate`: the extreme figure
+itself, not the member holding it."""
+
+
+def asks_extreme_value(question: str) -> bool:
+    return EXTREME_VALUE.search(question.lower()) is not None
+
+
 AMOUNT_ASKED = re.compile(
     r"^\s*what\s+(?:was|is|were|are)\s+the\s+(?:\w+\s+)?"
     r"(?:percent|percentage|proportion|number|rate|share|prevalence|amount|value)s?\b")

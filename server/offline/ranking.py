@@ -172,15 +172,10 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
     return plan
 
 
-def _measure_answer(g: Grounder, plan: Plan) -> bool:
-    """Most labels a ranking answered are measure labels (`ops.is_measure_label`)."""
-    labels = [g.graph.nodes[i].text for i in plan.answer_nodes]
-    return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
-
-
-def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = None) -> Plan | None:
-    """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
-    place = nth[0] if nth else 1
+def _values(g: Grounder, axis: str, fixed: Line) -> list[tuple[float, Node, Node]]:
+    """The figures a ranking of `axis` on `fixed` compares: (value, member label, cell) of each
+    member of the best-grounded sibling group, within the years the question bounds, less a member
+    that is the others' whole."""
     every = g.rows if axis == "row" else g.cols
     lines = _in_asked_section(g, _group(every, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
@@ -204,6 +199,45 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     vals = _within_asked_years(g.qnorm, vals)
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
+    return vals
+
+
+NAMED_MEMBER = 0.3
+"""A member the question names this much is what it asks about, not one of those it ranges over."""
+
+
+def solve_extreme(g: Grounder) -> Plan | None:
+    """The highest (lowest) figure among the members a ranking compares (`what was the highest
+    unemployment rate after 2020`, `what is the lowest vacancy rate`): the top-ranked member's cell,
+    read on the side `solve_argmax` ranks; none when the question names a member, even in part (`the
+    highest inflation rate in 2021` ranks neither the years nor the measures)."""
+    axis, fixed = _pick_side(g)
+    vals = _values(g, axis, fixed)
+    if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER for _, label, _ in vals):
+        return None  # `the largest increase … reported in Moncton` names its member: a lookup
+    want = ops.direction(g.q) or "max"
+    ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
+    value, label, node = ordered[0]
+    ties = sum(1 for v in vals if v[0] == value)
+    spread = ordered[0][0] - ordered[-1][0]
+    gap = abs(value - ordered[1][0]) / abs(spread) if spread else 0.0
+    return Plan([node.text.strip()], [node.id], [*headers_for(g, [fixed]), label.id], want,
+                round(0.5 / ties, 3), f"{want} over {len(vals)} {axis}s: {label.text.strip()}",
+                col_headers=headers_for(g, [fixed]) if axis == "row" else [label.id],
+                row_headers=[label.id] if axis == "row" else headers_for(g, [fixed]),
+                stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+
+
+def _measure_answer(g: Grounder, plan: Plan) -> bool:
+    """Most labels a ranking answered are measure labels (`ops.is_measure_label`)."""
+    labels = [g.graph.nodes[i].text for i in plan.answer_nodes]
+    return bool(labels) and sum(ops.is_measure_label(t) for t in labels) * 2 > len(labels)
+
+
+def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = None) -> Plan | None:
+    """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
+    place = nth[0] if nth else 1
+    vals = _values(g, axis, fixed)
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
@@ -216,7 +250,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                     f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
     ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
     pick = ordered[place - 1]
-    _, label, node = pick
+    _, label, _ = pick
     ties = sum(1 for v in vals if v[0] == pick[0])
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
     spread = max(v[0] for v in vals) - min(v[0] for v in vals)
