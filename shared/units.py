@@ -69,9 +69,15 @@ _EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b(.*)$")
 _PER = re.compile(r"\s+per\s+(?!cent\b)([^\W\d_][\w ,.-]*)$")
 
 
+_MULTIPLIER = re.compile(r"(?<![\w.])[x×]\s*1(?:[ ,]?000){1,4}\b")
+"""A scale written as a multiplier (`x 1,000`, `× 1 000 000`), as statistics agencies title tables."""
+_MULTIPLIED = {1: "thousands", 2: "millions", 3: "billions", 4: "trillions"}
+
+
 def parse_unit(text: str) -> str | None:
     """The canonical unit when `text` is nothing but a unit phrase, else None."""
     t = normalise_text(text).strip(" ()[]:,.")
+    t = _MULTIPLIER.sub(lambda m: _MULTIPLIED[m.group().count("000")], t)
     if not t:
         return None
     if t in PERCENT_POINTS:

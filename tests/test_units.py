@@ -26,6 +26,11 @@ from celltrace.shared.units import caption_unit, label_unit, label_unit_of_value
         ("acres", "acres"),
         ("number", "number"),
         ("$'000", "$ thousands"),
+        ("(x 1,000)", "thousands"),  # a scale written as a multiplier, as statistics agencies title
+        ("x 1,000,000", "millions"),
+        ("Dollars x 1,000,000", "$ millions"),
+        ("Persons × 1 000", "thousand persons"),
+        ("x 10", None),
         ("age group", None),
         ("2018 (a)", None),
         ("percent change", None),
@@ -53,6 +58,11 @@ def test_a_label_opening_with_percent_shows_percents_but_is_no_unit_row() -> Non
     headers = infer_headers(CellGraph(table))
     assert headers.unit_for(headers.graph.node_at(2, 2)) == "percent"
     assert headers.unit_for(headers.graph.node_at(2, 1)) == "number"
+
+
+def test_a_caption_states_its_scale_as_a_multiplier() -> None:
+    caption = caption_unit("Gross domestic product at basic prices, by industry, monthly (x 1,000,000)")
+    assert caption is not None and caption.unit == "millions"
 
 
 def test_caption_unit_with_an_except_clause() -> None:
