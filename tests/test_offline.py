@@ -2319,3 +2319,16 @@ def test_the_highest_figure_is_the_top_ranked_members_value() -> None:
     assert (plan.operation, plan.answer) == ("min", ["1.2"])
     plan, _ = run(MACRO, "What was the highest CPI inflation reported in 2021?")
     assert (plan.operation, plan.answer) == ("lookup", ["4.7"])
+
+
+def test_an_average_over_the_years_named_is_computed_whatever_the_title_says() -> None:
+    """A title saying the figures are `annual averages` does not make `the average rate … from 2021 to
+    2023` a lookup: an average over the span of years the question names is computed."""
+    table = Table(text=[["Province", "2021", "2022", "2023"], ["Ontario", "8.1", "5.6", "5.7"],
+                        ["Quebec", "6.1", "4.3", "4.5"]],
+                  title="Unemployment rate by province, annual averages")
+    plan, g = run(table, "What was the average unemployment rate in Quebec from 2021 to 2023?")
+    assert (plan.operation, plan.answer) == ("average", ["4.97"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(2, 1), (2, 2), (2, 3)]
+    plan, _ = run(table, "What was the average unemployment rate in Quebec in 2022?")
+    assert (plan.operation, plan.answer) == ("lookup", ["4.3"])

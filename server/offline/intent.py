@@ -78,7 +78,8 @@ def candidates(g: Grounder) -> list[Plan]:
         ("diff", lambda q: not names_change and (
             (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
-        ("average", lambda q: free(stems(tuple(ops.AVERAGE_WORDS)))
+        ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
+            g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q) or asks_total_over_span(q)),
     ):
