@@ -2332,3 +2332,15 @@ def test_an_average_over_the_years_named_is_computed_whatever_the_title_says() -
     assert sorted(cells(g, plan.answer_nodes)) == [(2, 1), (2, 2), (2, 3)]
     plan, _ = run(table, "What was the average unemployment rate in Quebec in 2022?")
     assert (plan.operation, plan.answer) == ("lookup", ["4.3"])
+
+
+def test_a_grand_total_is_the_total_asked() -> None:
+    """`total sales in 2023` on a pivot table reads `Grand Total`, not the first group's `East Total`
+    (`grand` is no word the question left unsaid)."""
+    table = Table(text=[["Row Labels", "2022", "2023"], ["East", "", ""], ["  Laptops", "120,500", "134,200"],
+                        ["  Phones", "98,300", "101,900"], ["East Total", "218,800", "236,100"], ["West", "", ""],
+                        ["  Laptops", "143,800", "151,600"], ["  Phones", "110,400", "126,700"],
+                        ["West Total", "254,200", "278,300"], ["Grand Total", "473,000", "514,400"]])
+    plan, _ = run(table, "What were total sales in 2023?")
+    assert plan.answer == ["514,400"]
+    assert label_tokens("Grand Total") == label_tokens("Total")

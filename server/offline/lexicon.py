@@ -96,13 +96,15 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
     number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
     dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`), so do
-    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); the end of
+    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); `grand total` is
+    `total` (a pivot table's total of its group totals); the end of
     a year range (`2004-05`) is a stem of its own, `-05`. A function word written in capitals in
     mixed-case text or alone is a name (`IT`, `OR`: information technology, operating room)."""
     mixed = re.search(r"[a-z]", text) or len(text.split()) == 1  # not a label written all in capitals
     names = {w.lower() for w in _CAPITALS.findall(text)} & STOPWORDS if mixed else set()
     t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
     t = _AMPERSAND.sub(lambda m: m.group(0).replace("&", ""), t)
+    t = re.sub(r"\bgrand\s+(?=totals?\b)", "", t)  # the total of the totals is the total asked
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
