@@ -59,6 +59,11 @@ _COUNT_QUALIFIERS = frozenset({"number", "of", "total", "average", "full", "part
                                "million"})
 """Words a count's label may hold besides its noun (`Number of employees at year-end`); any other
 word makes it something else (`Employee benefits`, `Compensation of employees`, `Members' equity`)."""
+_SAMPLE_NOUNS = frozenset({"n", "sample", "base", "count", "number"})
+_SAMPLE_WORDS = _SAMPLE_NOUNS | {"size", "unweighted", "weighted", "of", "respondents", "cases",
+                                 "observations"}
+"""A sample size's label (`n`, `Unweighted base`, `Number of respondents`): counts, whatever percent a
+caption states."""
 _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information", "and", "the", "noted"}
 """Words of an `except ...` clause that do not name the exempted items."""
 
@@ -163,12 +168,19 @@ class CaptionUnit:
         return not any(wanted <= {_base(w) for w in _label_words(label)} for label in labels)
 
     def counts(self, labels: list[str]) -> bool:
-        """The caption gives a currency and one of `labels` names a count of people or places
-        (`Employees` under `($ in millions, except per share data)`): no unit of the caption's."""
+        """One of `labels` names a count the caption's unit does not measure: of people or places
+        under a currency (`Employees` under `($ in millions, except per share data)`), a sample size
+        under a percent (`n`, `Sample size` under `Percent of respondents`)."""
         def count(label: str) -> bool:
             words = set(_label_words(label))
             return bool(words & COUNTED) and words <= COUNTED | _COUNT_QUALIFIERS
 
+        def sample(label: str) -> bool:
+            words = set(_label_words(label))
+            return bool(words & _SAMPLE_NOUNS) and words <= _SAMPLE_WORDS
+
+        if self.unit == "percent":
+            return any(sample(label) for label in labels)
         return self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels)
 
 
@@ -202,10 +214,17 @@ def caption_unit(caption: str | None) -> CaptionUnit | None:
             words = [w for w in re.findall(r"[^\W\d_]+", m.group(1)) if w not in _EXEMPT_FILLER]
             exempt, text = tuple(words), text[: m.start()]
         keyed = _UNIT_KEY.match(text)  # `Unit of measure: Percentage of population`
-        unit = label_unit_of_values(text[keyed.end():]) if keyed else parse_unit(text)
+        unit = (label_unit_of_values(text[keyed.end():]) if keyed
+                else parse_unit(text) or _percent_line(part))
         if unit is not None:
             return CaptionUnit(unit, exempt)
     return None
+
+
+def _percent_line(line: str) -> str | None:
+    """`Percent of respondents, by demographic group`: a caption line of its own opening with percent
+    (not a title that mentions a percentage further on)."""
+    return "percent" if "\n" not in line and _LEADING_PERCENT.match(normalise_text(line).strip()) else None
 
 
 _UNIT_KEY = re.compile(r"^\s*units?(?:\s+of\s+measure(?:ment)?)?\s*:?\s+")

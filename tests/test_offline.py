@@ -2251,10 +2251,11 @@ def test_yes_and_no_lines_are_named_by_affirming_or_negating_their_characteristi
     assert plan.answer == ["35.3"]
     plan, _ = run(CHARACTERISTICS, "What was the rate among people with arthritis?")
     assert plan.answer == ["42.9"]
-    plan, _ = run(CHARACTERISTICS, "What was the rate of those who had not experienced childhood maltreatment?")
+    plan, _ = run(CHARACTERISTICS,
+                  "What was the rate of those who had not experienced childhood maltreatment?")
     assert plan.answer == ["134"]
-    plan, g = run(CHARACTERISTICS, "How many times was the rate of people who experienced childhood maltreatment "
-                                   "more than that of people who did not?")
+    plan, g = run(CHARACTERISTICS, "How many times was the rate of people who experienced childhood "
+                                   "maltreatment more than that of people who did not?")
     assert (plan.operation, plan.answer) == ("ratio", ["2.66"])
     assert cells(g, plan.answer_nodes) == [(5, 1), (6, 1)]
 
@@ -2271,10 +2272,14 @@ def test_a_survey_caption_asks_the_question_its_yes_and_no_answer() -> None:
     the No column."""
     plan, _ = run(SURVEY_ANSWERS, "What share of women support the transit expansion?")
     assert plan.answer == ["61"]
-    plan, _ = run(SURVEY_ANSWERS, "How much higher was support among urban respondents than rural respondents?")
+    plan, _ = run(SURVEY_ANSWERS,
+                  "How much higher was support among urban respondents than rural respondents?")
     assert (plan.operation, plan.answer) == ("diff", ["25"])
     plan, _ = run(SURVEY_ANSWERS, "How many men said no?")
     assert plan.answer == ["36"]
+    # the caption says the answers are percentages already: no share of the `n` column is computed
+    plan, _ = run(SURVEY_ANSWERS, "What percent of women said no?")
+    assert (plan.operation, plan.answer) == ("lookup", ["26"])
 
 
 def test_a_change_word_is_said_by_a_line_giving_a_change() -> None:
@@ -2306,7 +2311,8 @@ def test_a_combined_figure_of_two_named_groups_sums_their_lines() -> None:
 
 
 MACRO = Table(text=[["Year", "Unemployment rate (%)", "CPI inflation (%)"], ["2019", "3.7", "1.8"],
-                    ["2020", "8.1", "1.2"], ["2021", "5.4", "4.7"], ["2022", "3.6", "8.0"], ["2023", "3.6", "4.1"]])
+                    ["2020", "8.1", "1.2"], ["2021", "5.4", "4.7"], ["2022", "3.6", "8.0"],
+                    ["2023", "3.6", "4.1"]])
 
 
 def test_the_highest_figure_is_the_top_ranked_members_value() -> None:
@@ -2338,9 +2344,10 @@ def test_a_grand_total_is_the_total_asked() -> None:
     """`total sales in 2023` on a pivot table reads `Grand Total`, not the first group's `East Total`
     (`grand` is no word the question left unsaid)."""
     table = Table(text=[["Row Labels", "2022", "2023"], ["East", "", ""], ["  Laptops", "120,500", "134,200"],
-                        ["  Phones", "98,300", "101,900"], ["East Total", "218,800", "236,100"], ["West", "", ""],
-                        ["  Laptops", "143,800", "151,600"], ["  Phones", "110,400", "126,700"],
-                        ["West Total", "254,200", "278,300"], ["Grand Total", "473,000", "514,400"]])
+                        ["  Phones", "98,300", "101,900"], ["East Total", "218,800", "236,100"],
+                        ["West", "", ""], ["  Laptops", "143,800", "151,600"],
+                        ["  Phones", "110,400", "126,700"], ["West Total", "254,200", "278,300"],
+                        ["Grand Total", "473,000", "514,400"]])
     plan, _ = run(table, "What were total sales in 2023?")
     assert plan.answer == ["514,400"]
     assert label_tokens("Grand Total") == label_tokens("Total")

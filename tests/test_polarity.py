@@ -37,4 +37,5 @@ def test_a_survey_caption_asks_a_yes_or_no_question() -> None:
 
 
 def test_a_polar_label_is_yes_or_no_alone() -> None:
-    assert [polar_label(t) for t in ("Yes", " no.", "None", "No problems at all")] == ["yes", "no", None, None]
+    labels = ("Yes", " no.", "None", "No problems at all")
+    assert [polar_label(t) for t in labels] == ["yes", "no", None, None]

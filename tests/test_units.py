@@ -65,6 +65,13 @@ def test_a_caption_states_its_scale_as_a_multiplier() -> None:
     assert caption is not None and caption.unit == "millions"
 
 
+def test_a_caption_line_opening_with_percent_states_a_percent_but_not_of_a_sample_size() -> None:
+    caption = caption_unit("Q12. Do you support the expansion?\nPercent of respondents, by group")
+    assert caption is not None and caption.unit == "percent"
+    assert caption.counts(["n"]) and caption.counts(["Unweighted base"]) and not caption.counts(["Yes"])
+    assert caption_unit("Workers earning a percentage of the median wage, by province") is None
+
+
 def test_caption_unit_with_an_except_clause() -> None:
     caption = caption_unit("Consolidated statements of income\n(in millions, except per share data)")
     assert caption is not None and caption.unit == "millions"

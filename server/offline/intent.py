@@ -149,6 +149,8 @@ def _lookup_is_a_count(g: Grounder) -> bool:
 
 
 def _lookup_is_percent(g: Grounder) -> bool:
-    """The best single cell already is a percentage (shown with % or under a percent label)."""
+    """The best single cell already is a percentage (shown with %, under a percent label or a percent
+    caption)."""
     best = _best_cell(g)
-    return best is not None and percentages([best[0], best[1]], [best[2]])
+    return best is not None and (
+        percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent")
