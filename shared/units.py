@@ -215,16 +215,17 @@ def caption_unit(caption: str | None) -> CaptionUnit | None:
             exempt, text = tuple(words), text[: m.start()]
         keyed = _UNIT_KEY.match(text)  # `Unit of measure: Percentage of population`
         unit = (label_unit_of_values(text[keyed.end():]) if keyed
-                else parse_unit(text) or _percent_line(part))
+                else parse_unit(text) or _percent_line(part, lines))
         if unit is not None:
             return CaptionUnit(unit, exempt)
     return None
 
 
-def _percent_line(line: str) -> str | None:
-    """`Percent of respondents, by demographic group`: a caption line of its own opening with percent
-    (not a title that mentions a percentage further on)."""
-    return "percent" if "\n" not in line and _LEADING_PERCENT.match(normalise_text(line).strip()) else None
+def _percent_line(line: str, lines: list[str]) -> str | None:
+    """`Percent of respondents, by demographic group`: a line under the title opening with percent
+    (the title itself, `percentage distribution of workers by sector`, names what the table shows)."""
+    under_title = line in lines[1:]
+    return "percent" if under_title and _LEADING_PERCENT.match(normalise_text(line).strip()) else None
 
 
 _UNIT_KEY = re.compile(r"^\s*units?(?:\s+of\s+measure(?:ment)?)?\s*:?\s+")

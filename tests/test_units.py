@@ -70,6 +70,7 @@ def test_a_caption_line_opening_with_percent_states_a_percent_but_not_of_a_sampl
     assert caption is not None and caption.unit == "percent"
     assert caption.counts(["n"]) and caption.counts(["Unweighted base"]) and not caption.counts(["Yes"])
     assert caption_unit("Workers earning a percentage of the median wage, by province") is None
+    assert caption_unit("Percent of respondents, by group") is None  # a title names what is shown
 
 
 def test_caption_unit_with_an_except_clause() -> None:
