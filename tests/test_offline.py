@@ -18,6 +18,7 @@ from celltrace.server.offline.grounding import (
     is_interim_label,
     line_year,
     ranked_cells,
+    spelled_later,
     spelled_years,
 )
 from celltrace.server.offline.intent import candidates
@@ -2351,3 +2352,17 @@ def test_a_grand_total_is_the_total_asked() -> None:
     plan, _ = run(table, "What were total sales in 2023?")
     assert plan.answer == ["514,400"]
     assert label_tokens("Grand Total") == label_tokens("Total")
+
+
+def test_after_the_last_year_shown_is_the_thereafter_column() -> None:
+    """A maturity schedule: `due after 2028` where the years end at 2028 is the `Thereafter` column;
+    after an earlier year, or with no such column, the question is left as asked."""
+    table = Table(text=[["", "Total", "2026", "2027", "2028", "Thereafter"],
+                        ["Long-term debt", "8,750", "1,000", "1,250", "1,500", "3,750"],
+                        ["Operating leases", "1,420", "240", "190", "150", "250"]])
+    plan, _ = run(table, "How much long-term debt is due after 2028?")
+    assert plan.answer == ["3,750"]
+    labels = ["2027", "2028", "Thereafter"]
+    assert spelled_later("due after 2028", labels) == "due Thereafter"
+    assert spelled_later("due after 2027", labels) == "due after 2027"
+    assert spelled_later("due after 2028", ["2027", "2028"]) == "due after 2028"

@@ -174,7 +174,8 @@ class Grounder:
     """
 
     def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
-        question = spelled_ages(spelled_years(question), [n.text for n in graph.nodes if not n.empty])
+        texts = [n.text for n in graph.nodes if not n.empty]
+        question = spelled_later(spelled_ages(spelled_years(question), texts), texts)
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
@@ -631,6 +632,20 @@ def spelled_years(question: str) -> str:
         return f"{m.group(1)}{'19' if int(m.group(2)) >= 50 else '20'}{m.group(2)}"
 
     return _SHORT_FISCAL.sub(century, _NEXT_TO_YEAR.sub(shifted, question))
+
+
+_LATER_LABEL = re.compile(r"^(?:thereafter|later years|after that)$")
+_AFTER_YEAR = re.compile(r"\b(?:after|beyond|later than)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+
+
+def spelled_later(question: str, labels: list[str]) -> str:
+    """`due after 2028` where the table's years end at 2028 and a `Thereafter` column follows (a
+    maturity schedule): the question names that column, not 2028's."""
+    later = next((t.strip() for t in labels if _LATER_LABEL.match(normalise_text(t).strip(" :"))), None)
+    years = [int(y) for t in labels if (y := label_year(t)) is not None]
+    if later is None or not years:
+        return question
+    return _AFTER_YEAR.sub(lambda m: later if int(m.group(1)) == max(years) else m.group(0), question)
 
 
 def label_year(text: str) -> str | None:
