@@ -44,6 +44,7 @@ MEASURES = {
     "hour": "hours", "hours": "hours", "minute": "minutes", "minutes": "minutes",
     "person": "persons", "persons": "persons", "people": "persons",
     "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "barrels": "barrels", "units": "units",
+    "cents": "cents", "pence": "pence",
 }  # fmt: skip
 PERIOD_UNITS = frozenset({"years", "months", "weeks", "days", "hours"})
 """Time units; a header stating one above period labels (`Year` over `2022 | 2023`) names them."""
@@ -83,6 +84,7 @@ def parse_unit(text: str) -> str | None:
     """The canonical unit when `text` is nothing but a unit phrase, else None."""
     t = normalise_text(text).strip(" ()[]:,.")
     t = _MULTIPLIER.sub(lambda m: _MULTIPLIED[m.group().count("000")], t)
+    t = re.sub(r"([$€£¥])\s*m\b", r"\1 millions", t)  # `€m`, `£m`: millions (`m` alone is metres)
     if not t:
         return None
     if t in PERCENT_POINTS:
@@ -123,12 +125,18 @@ def _compose(scale: str, currency: str, measure: str, per: str) -> str | None:
     return unit + per
 
 
+_YEAR_THEN = re.compile(r"^(?:fy\s*)?(?:1[89]|20)\d\d\s+(.+)$")
+
+
 def label_unit(text: str) -> str | None:
-    """The unit a header label states: the whole label (`percent`) or a trailing parenthesis
-    (`median income ($)`, `revenue (in millions)`)."""
+    """The unit a header label states: the whole label (`percent`), what follows a year (`2023 €m`)
+    or a trailing parenthesis (`median income ($)`, `revenue (in millions)`)."""
     unit = parse_unit(text)
     if unit is not None:
         return unit
+    dated = _YEAR_THEN.match(normalise_text(text))  # `2023 €m`: a year over its currency and scale
+    if dated:
+        return parse_unit(dated.group(1))
     groups = _PAREN.findall(text)
     return parse_unit(groups[-1]) if groups and text.rstrip().endswith(")") else None
 

@@ -2366,3 +2366,16 @@ def test_after_the_last_year_shown_is_the_thereafter_column() -> None:
     assert spelled_later("due after 2028", labels) == "due Thereafter"
     assert spelled_later("due after 2027", labels) == "due after 2027"
     assert spelled_later("due after 2028", ["2027", "2028"]) == "due after 2028"
+
+
+def test_a_year_over_its_currency_and_scale_is_a_year_column() -> None:
+    """`2023 €m` heads a year's column in €m: a change between two years is computed, in € millions;
+    a section stating `(cents)` gives its lines their own unit."""
+    table = Table(text=[["", "Notes", "2023\n€m", "2022\n€m"], ["Revenue", "4", "12,840", "11,920"],
+                        ["Operating profit", "", "2,280", "1,960"],
+                        ["Earnings per share (cents)", "", "", ""], ["Diluted", "9", "77.5", "65.1"]])
+    plan, g = run(table, "How much did operating profit increase from 2022 to 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["320"])
+    headers = infer_headers(g)
+    assert headers.unit_for(g.node_at(2, 2)) == "€ millions"
+    assert headers.unit_for(g.node_at(4, 2)) == "cents"

@@ -31,6 +31,9 @@ from celltrace.shared.units import caption_unit, label_unit, label_unit_of_value
         ("Dollars x 1,000,000", "$ millions"),
         ("Persons × 1 000", "thousand persons"),
         ("x 10", None),
+        ("€m", "€ millions"),  # after a currency `m` is millions; alone it is no unit
+        ("m", None),
+        ("cents", "cents"),
         ("age group", None),
         ("2018 (a)", None),
         ("percent change", None),
@@ -39,6 +42,12 @@ from celltrace.shared.units import caption_unit, label_unit, label_unit_of_value
 )
 def test_parse_unit(text: str, unit: str | None) -> None:
     assert parse_unit(text) == unit
+
+
+def test_label_unit_reads_the_unit_under_a_year() -> None:
+    assert label_unit("2023\n€m") == "€ millions"
+    assert label_unit("2022 $'000") == "$ thousands"
+    assert label_unit("2023") is None
 
 
 def test_label_unit_reads_a_trailing_parenthesis_only() -> None:
