@@ -2379,3 +2379,18 @@ def test_a_year_over_its_currency_and_scale_is_a_year_column() -> None:
     headers = infer_headers(g)
     assert headers.unit_for(g.node_at(2, 2)) == "€ millions"
     assert headers.unit_for(g.node_at(4, 2)) == "cents"
+
+
+def test_a_rate_of_an_expense_shown_negative_is_of_its_size() -> None:
+    """IFRS statements show expenses negative: the effective tax rate of `Income tax expense (494)`
+    on a profit of 2,055 is 24.0 %, and `cost of sales` is 60.0 % of revenue; a loss shown negative
+    keeps its sign (a negative margin)."""
+    table = Table(text=[["", "2023"], ["Revenue", "12,840"], ["Cost of sales", "(7,710)"],
+                        ["Gross profit", "5,130"], ["Profit before tax", "2,055"],
+                        ["Income tax expense", "(494)"], ["Net income", "(150)"]])
+    plan, _ = run(table, "What was the effective tax rate in 2023?")
+    assert plan.answer == ["24.0%"]
+    plan, _ = run(table, "What percentage of revenue was cost of sales in 2023?")
+    assert plan.answer == ["60.0%"]
+    plan, _ = run(table, "What was the net margin in 2023?")
+    assert plan.answer == ["-1.2%"]
