@@ -52,11 +52,11 @@ YEAR_STATUS = (
     r"(?:\s?[aefpbr]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan|revised|preliminary))?")
 """What follows a year in a financial model or a statistics table: actual, estimated, forecast,
 budget, revised or preliminary (`FY2021A`, `2022E`, `2023 Budget`, `2019r`, `2021p`)."""
-_CURRENCY_SCALE = r"(?:\s+\(?[$€£¥]\s*(?:m|bn|k|'?000s?|millions?|thousands?|billions?)?\)?)?"
+CURRENCY_SCALE = r"(?:\s+\(?[$€£¥]\s*(?:m|bn|k|'?000s?|millions?|thousands?|billions?)?\)?)?"
 """A currency and scale written under a year in one header cell (`2023 €m`, `2022 $'000`)."""
 _YEAR = re.compile(
     rf"^(?:fy\s*|fiscal\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{{2,4}})?{YEAR_STATUS}"
-    rf"(?:\s*\(\w{{1,3}}\))?{_CURRENCY_SCALE}\s*\*?$"
+    rf"(?:\s*\(\w{{1,3}}\))?{CURRENCY_SCALE}\s*\*?$"
 )
 
 

@@ -125,7 +125,7 @@ def _compose(scale: str, currency: str, measure: str, per: str) -> str | None:
     return unit + per
 
 
-_YEAR_THEN = re.compile(r"^(?:fy\s*)?(?:1[89]|20)\d\d\s+(.+)$")
+_YEAR_THEN = re.compile(r"^[^\d]*(?:\d{1,2}\s+[^\d]+)?(?:1[89]|20)\d\d\s+(.+)$")
 
 
 def label_unit(text: str) -> str | None:
@@ -134,7 +134,7 @@ def label_unit(text: str) -> str | None:
     unit = parse_unit(text)
     if unit is not None:
         return unit
-    dated = _YEAR_THEN.match(normalise_text(text))  # `2023 €m`: a year over its currency and scale
+    dated = _YEAR_THEN.match(normalise_text(text))  # `2023 €m`, `31 December 2023 £'000`
     if dated:
         return parse_unit(dated.group(1))
     groups = _PAREN.findall(text)

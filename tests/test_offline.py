@@ -2381,7 +2381,7 @@ def test_a_year_over_its_currency_and_scale_is_a_year_column() -> None:
     assert headers.unit_for(g.node_at(4, 2)) == "cents"
 
 
-def test_a_rate_of_an_expense_shown_negative_is_of_its_size() -> None:
+def test_a_rate_of_an_expense_or_liabilities_shown_negative_is_of_its_size() -> None:
     """IFRS statements show expenses negative: the effective tax rate of `Income tax expense (494)`
     on a profit of 2,055 is 24.0 %, and `cost of sales` is 60.0 % of revenue; a loss shown negative
     keeps its sign (a negative margin)."""
@@ -2394,3 +2394,9 @@ def test_a_rate_of_an_expense_shown_negative_is_of_its_size() -> None:
     assert plan.answer == ["60.0%"]
     plan, _ = run(table, "What was the net margin in 2023?")
     assert plan.answer == ["-1.2%"]
+    # liabilities shown negative (a UK statement of financial position): the current ratio is positive
+    table = Table(text=[["", "31 December 2023\n£'000"], ["Total current assets", "123,860"],
+                        ["Total current liabilities", "(64,870)"]])
+    plan, g = run(table, "What was the current ratio in 2023?")
+    assert plan.answer == ["1.91"]
+    assert infer_headers(g).unit_for(g.node_at(1, 1)) == "£ thousands"

@@ -47,6 +47,7 @@ def test_parse_unit(text: str, unit: str | None) -> None:
 def test_label_unit_reads_the_unit_under_a_year() -> None:
     assert label_unit("2023\n€m") == "€ millions"
     assert label_unit("2022 $'000") == "$ thousands"
+    assert label_unit("31 December 2023\n£'000") == "£ thousands"
     assert label_unit("2023") is None
 
 

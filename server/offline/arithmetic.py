@@ -401,8 +401,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
     if sizes:
         nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
-    if op in ("percent_of", "ratio") and nums[0].value < 0 < nums[-1].value and _an_expense(chosen[0]):
-        nums = [dataclasses.replace(nums[0], value=-nums[0].value), *nums[1:]]
+    if op in ("percent_of", "ratio") and len(nums) == 2 and nums[0].value * nums[1].value < 0:
+        nums = [dataclasses.replace(n, value=-n.value) if n.value < 0 and _shown_negative(ln) else n
+                for n, ln in zip(nums, chosen, strict=True)]
     computed = ops.compute(op, nums, g.grouping, periods)
     if computed is None:
         return None
@@ -421,14 +422,16 @@ def names_a_size(lines: list[Line]) -> bool:
     return bool(labels & stems(tuple(words["words"]))) and not labels & stems(tuple(words["opposite"]))
 
 
-_EXPENSE_STEMS = frozenset(t for w in ("expense", "expenses", "cost", "costs") for t in label_tokens(w))
+_NEGATIVE_STEMS = frozenset(t for w in ("expense", "expenses", "cost", "costs", "liability", "liabilities")
+                            for t in label_tokens(w))
 
 
-def _an_expense(line: Line) -> bool:
-    """The line's own label names an expense or cost (`Income tax expense`, `Cost of sales`), which
-    statements often show negative: a share or rate of it is of its size (`(494)` of a profit of
-    2,055 is an effective tax rate of 24.0 %, not −24.0 %)."""
-    return line.label is not None and bool(_EXPENSE_STEMS & set(label_tokens(line.label.text)))
+def _shown_negative(line: Line) -> bool:
+    """The line's own label names an expense, a cost or liabilities, which statements often show
+    negative: a share or ratio of it against a positive figure is of its size (`(494)` of a profit of
+    2,055 is an effective tax rate of 24.0 %; current assets over `Total current liabilities (64,870)`
+    a current ratio of 1.91)."""
+    return line.label is not None and bool(_NEGATIVE_STEMS & set(label_tokens(line.label.text)))
 
 
 _TIMES = re.compile(r"\bhow many times\b")

@@ -45,7 +45,7 @@ from celltrace.server.offline.polarity import answered, asks_yes_or_no, polar_la
 from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.numbers import YEAR_STATUS, is_number_text, is_year_text
+from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
 from celltrace.shared.units import parse_unit
 
@@ -99,10 +99,10 @@ _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATED_YEAR = re.compile(
     rf"^(?:(?:as\s+(?:of|at)|at|ended|ending)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
-    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d){YEAR_STATUS}$")
+    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d){YEAR_STATUS}{CURRENCY_SCALE}$")
 """A period label that names one year by its date (`December 31, 2019`, `31 Dec 2019`, `Sep 2021`,
-`Fiscal 2019`, `FY2019`, a model's `FY2021A`): a question naming the year names the label (balance
-sheets, filings, financial models)."""
+`Fiscal 2019`, `FY2019`, a model's `FY2021A`, `31 December 2023 £'000`): a question naming the year
+names the label (balance sheets, filings, financial models)."""
 
 
 CHANGE_FIT = 0.25
