@@ -2400,3 +2400,18 @@ def test_a_rate_of_an_expense_or_liabilities_shown_negative_is_of_its_size() -> 
     plan, g = run(table, "What was the current ratio in 2023?")
     assert plan.answer == ["1.91"]
     assert infer_headers(g).unit_for(g.node_at(1, 1)) == "£ thousands"
+
+
+def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> None:
+    """`Owner | Renter` over `number` and again over `percent`: `how many more owner households than
+    renter households` compares them in the number group (`how many`), on the all-households line;
+    the `more` of the comparison names no label (`Two-or-more-person households`)."""
+    table = Table(text=[["Household type", "Total households", "Owner", "Renter", "Owner", "Renter"],
+                        ["", "number", "number", "", "percent", ""],
+                        ["All households", "14,978,940", "9,987,495", "4,991,445", "66.7", "33.3"],
+                        ["One-person households", "4,390,475", "2,156,220", "2,234,255", "49.1", "50.9"],
+                        ["Two-or-more-person households", "696,075", "272,955", "423,120", "39.2", "60.8"]],
+                  merges=[(1, 2, 1, 3), (1, 4, 1, 5)])
+    plan, g = run(table, "How many more owner households than renter households were there?")
+    assert (plan.operation, plan.answer) == ("diff", ["4,996,050"])
+    assert sorted(cells(g, plan.answer_nodes)) == [(2, 2), (2, 3)]

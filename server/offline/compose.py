@@ -141,18 +141,18 @@ def _pairs(g: Grounder, named: list[Operand]) -> list[_Pair]:
 
 
 def _named_groups(g: Grounder, lines: list[Line]) -> list[list[Line]]:
-    """The lines under each outer label the question names, the best named first: the inner labels
-    that repeat under other groups (`Males`, `Females` under `2011` and under `2021`) name operands
-    of their own within the named group (`… in 2021`). Sought only when no pair is named across
-    every line."""
+    """The lines under each label the question names that heads several of them, the best named
+    first: the labels that repeat in other groups (`Males`, `Females` under `2011` and under `2021`;
+    `Owner`, `Renter` over `number` and over `percent`) name operands of their own within the named
+    group (`… in 2021`, `how many` → `number`). Sought only when no pair is named across every line."""
     groups: dict[int, list[Line]] = {}
     nodes: dict[int, Node] = {}
     for ln in lines:
-        for n in ln.path[:-1]:
+        for n in ln.path:
             groups.setdefault(n.id, []).append(ln)
             nodes[n.id] = n
     named = [i for i, sub in groups.items()
-             if len(sub) < len(lines) and g.mention(nodes[i]) >= OPERAND_MIN_MENTION]
+             if 1 < len(sub) < len(lines) and g.mention(nodes[i]) >= OPERAND_MIN_MENTION]
     return [groups[i] for i in sorted(named, key=lambda i: -g.mention(nodes[i]))]
 
 
