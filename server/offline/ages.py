@@ -39,7 +39,7 @@ def _intervals(text: str) -> list[tuple[re.Match[str], Interval]]:
     for m in _UNDER.finditer(text):
         found.append((m, (0, int(m.group(1)) - 1)))
     spans = sorted(found, key=lambda f: f[0].start())
-    return [f for i, f in enumerate(spans) if not any(  # a range inside a longer one is its part
+    return [f for f in spans if not any(  # a range inside a longer one is its part
         o[0].start() <= f[0].start() and f[0].end() <= o[0].end() and o is not f for o in spans)]
 
 

@@ -8,8 +8,8 @@ import re
 
 from celltrace.shared.graph import normalise_text
 
-POLAR_LABELS = {"yes": True, "no": False}
-"""A label answering a yes/no characteristic, and whether it affirms it."""
+POLAR_LABELS = frozenset({"yes", "no"})
+"""Labels answering a yes/no characteristic."""
 _NEGATIONS = frozenset({"not", "no", "without", "never", "non", "neither", "nor"})
 _TOKEN = re.compile(r"[\w'-]+")
 
