@@ -158,6 +158,14 @@ def test_a_line_naming_the_opposite_of_a_size_keeps_its_signs(word: str) -> None
     assert (plan.operation, plan.answer) == ("diff", ["(50)"])  # it rose from (200) to (150)
 
 
+@pytest.mark.parametrize("word", vocabulary()["magnitudes"]["presented_negative"])
+def test_a_share_of_a_line_presented_negative_is_of_its_size(word: str) -> None:
+    graph = _statement([("Revenue", "2,055", "1,900"), (f"Operating {word}", "(494)", "(410)")])
+    question = f"What percentage of revenue was operating {word} in 2017?"
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("percent_of", ["24.0%"])  # not −24.0 %
+
+
 @pytest.mark.parametrize(("word", "same"), [
     (w, canon) for canon, words in vocabulary()["same_words"].items() for w in words])
 def test_each_same_word_finds_the_label_it_names(word: str, same: str) -> None:

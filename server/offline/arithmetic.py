@@ -422,16 +422,14 @@ def names_a_size(lines: list[Line]) -> bool:
     return bool(labels & stems(tuple(words["words"]))) and not labels & stems(tuple(words["opposite"]))
 
 
-_NEGATIVE_STEMS = frozenset(t for w in ("expense", "expenses", "cost", "costs", "liability", "liabilities")
-                            for t in label_tokens(w))
-
-
 def _shown_negative(line: Line) -> bool:
-    """The line's own label names an expense, a cost or liabilities, which statements often show
-    negative: a share or ratio of it against a positive figure is of its size (`(494)` of a profit of
-    2,055 is an effective tax rate of 24.0 %; current assets over `Total current liabilities (64,870)`
-    a current ratio of 1.91)."""
-    return line.label is not None and bool(_NEGATIVE_STEMS & set(label_tokens(line.label.text)))
+    """The line's own label names an expense, a cost or liabilities (`[magnitudes]
+    presented_negative` of the vocabulary file), which statements often show negative: a share or
+    ratio of it against a positive figure is of its size (`(494)` of a profit of 2,055 is an
+    effective tax rate of 24.0 %; current assets over `Total current liabilities (64,870)` a current
+    ratio of 1.91)."""
+    shown = stems(tuple(vocabulary()["magnitudes"]["presented_negative"]))
+    return line.label is not None and bool(shown & set(label_tokens(line.label.text)))
 
 
 _TIMES = re.compile(r"\bhow many times\b")

@@ -159,8 +159,6 @@ class Plan:
     table …`); it caps the confidence (`solver.UNSUPPORTED`) and is shown with the best guess."""
 
 
-_COMPARED_BY = re.compile(r"^\s*how (?:many|much) (more|fewer|less|higher|lower|larger|smaller|greater)\b")
-"""The comparative word opening `how many more … than …`."""
 _ASKS_RATE = re.compile(r"\brates?\b")
 """A rate the question names (not one `how many … per 100,000` implies): with no label saying
 `rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
@@ -196,7 +194,7 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
-        compared = _COMPARED_BY.match(self.qnorm)
+        compared = ops.COMPARED_BY.match(self.qnorm)
         if compared and ops.asks_comparison_amount(question):  # `how many more owner households than
             self.qwords = [w for w in self.qwords if w[0] != compared.group(1)]  # renter …`: `more`
             self.qtoks = {s for _, s in self.qwords}  # is the comparison's, not a label's word

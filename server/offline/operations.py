@@ -178,10 +178,12 @@ def direction(question: str) -> Literal["max", "min"] | None:
     return None if not found else "max" if found[0] in MORE_WORDS else "min"
 
 
+_HOW_MUCH_MORE = r"(?:more|fewer|less|higher|lower|larger|smaller|greater)"
+"""The comparatives that follow `how many` / `how much` in a comparison."""
 COMPARATIVE_THAN = re.compile(
     r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
     r"(?:\w+\s+){0,3}?than\b"
-    r"|(?<=\bhow many |\bhow much )(?:more|fewer|less|higher|lower|larger|smaller|greater)\s+"
+    rf"|(?<=\bhow many |\bhow much ){_HOW_MUCH_MORE}\s+"
     r"(?:\S+\s+){0,10}?than\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
@@ -198,6 +200,10 @@ def asks_comparison_amount(question: str) -> bool:
     q = re.sub(r"\([^)]*\)", " ", question.lower()).strip()  # a parenthesis quotes a label
     return (bool(AMOUNT_OPENING.match(q)) and bool(COMPARATIVE_THAN.search(THRESHOLD.sub(" ", q)))
             and not asks_ranked_label(q) and " or " not in q)
+
+
+COMPARED_BY = re.compile(rf"^\s*how (?:many|much) ({_HOW_MUCH_MORE})\b")
+"""The comparative word opening `how many more … than …`."""
 
 
 def comparison_phrase(question: str) -> str:

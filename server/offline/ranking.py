@@ -110,7 +110,11 @@ _SINCE = re.compile(r"\b(since|after|from)\s+((?:19|20)\d\d)\b(?:\s+(?:to|throug
 _BEFORE = re.compile(r"\b(?:before|until|till|prior to)\s+((?:19|20)\d\d)\b")
 
 
-def _within_asked_years(q: str, vals: list[tuple[float, Node, Node]]) -> list[tuple[float, Node, Node]]:
+Ranked = tuple[float, Node, Node]
+"""A ranked member: its figure, its label and the cell showing the figure."""
+
+
+def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
     """Year members within the span the question bounds them by (`the lowest rate since 2001`,
     `after 2010`, `before 2010`, `from 2005 to 2012`); every member when none or fewer than two
     remain."""
@@ -172,7 +176,7 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
     return plan
 
 
-def _values(g: Grounder, axis: str, fixed: Line) -> list[tuple[float, Node, Node]]:
+def _values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     """The figures a ranking of `axis` on `fixed` compares: (value, member label, cell) of each
     member of the best-grounded sibling group, within the years the question bounds, less a member
     that is the others' whole."""
@@ -216,11 +220,7 @@ def solve_extreme(g: Grounder) -> Plan | None:
     if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER for _, label, _ in vals):
         return None  # `the largest increase … reported in Moncton` names its member: a lookup
     want = ops.direction(g.q) or "max"
-    ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
-    value, label, node = ordered[0]
-    ties = sum(1 for v in vals if v[0] == value)
-    spread = ordered[0][0] - ordered[-1][0]
-    gap = abs(value - ordered[1][0]) / abs(spread) if spread else 0.0
+    (_, label, node), ties, gap = _pick(vals, want, 1)
     return Plan([node.text.strip()], [node.id], [*headers_for(g, [fixed]), label.id], want,
                 round(0.5 / ties, 3), f"{want} over {len(vals)} {axis}s: {label.text.strip()}",
                 col_headers=headers_for(g, [fixed]) if axis == "row" else [label.id],
@@ -248,19 +248,24 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
         return Plan([lab.text.strip() for _, lab, _ in top], [lab.id for _, lab, _ in top],
                     headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
                     f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
-    ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
-    pick = ordered[place - 1]
-    _, label, _ = pick
-    ties = sum(1 for v in vals if v[0] == pick[0])
+    (_, label, _), ties, gap = _pick(vals, want, place)
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
-    spread = max(v[0] for v in vals) - min(v[0] for v in vals)
-    near = [abs(pick[0] - v[0]) for i, v in enumerate(ordered[: place + 1]) if i != place - 1]
-    gap = min(near) / spread if spread and near else 0.0
     return Plan([label.text.strip()], [label.id],
                 headers_for(g, [fixed]), f"arg{want}", conf,
                 f"{want if place == 1 else f'place {place} by {want}'} over {len(vals)} {axis}s",
                 col_headers=headers_for(g, [fixed]),
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+
+
+def _pick(vals: list[Ranked], want: str, place: int) -> tuple[Ranked, int, float]:
+    """The member at `place` in `want`'s direction, how many members share its figure, and its gap
+    to the nearest neighbour in the ranking as a share of the figures' spread."""
+    ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
+    pick = ordered[place - 1]
+    ties = sum(1 for v in vals if v[0] == pick[0])
+    spread = ordered[0][0] - ordered[-1][0]
+    near = [abs(pick[0] - v[0]) for i, v in enumerate(ordered[: place + 1]) if i != place - 1]
+    return pick, ties, min(near) / abs(spread) if spread and near else 0.0
 
 
 WHOLE_TOLERANCE = 0.002
@@ -269,7 +274,7 @@ thousands; hitab_train rankings: 0.01 also took rates and near-sums, +2 −3; co
 +2 −0)."""
 
 
-def _without_whole(vals: list[tuple[float, Node, Node]]) -> list[tuple[float, Node, Node]]:
+def _without_whole(vals: list[Ranked]) -> list[Ranked]:
     """The members less one that is the sum of all the others (a total without the word: `Canada`
     over every province): a ranking compares the parts, never the whole. Only counts (whole
     numbers) add up; rates and percentages do not. Asked only of a table with no total line."""
