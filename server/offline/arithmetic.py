@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 from celltrace.server.infra.retrieval import tokens
-from celltrace.server.offline import compose
+from celltrace.server.offline import compose, intervals
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
@@ -215,6 +215,57 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     of three years). `average income` over groups is a statistic to read, not to compute."""
     return _period(g.q) or (not g.q_years and bool(members) and all(
         ln.label is not None and is_year_text(ln.label.text) for ln in members))
+
+
+def solve_classes(g: Grounder) -> Plan | None:
+    """The sum over sibling classes that together make the interval the question words (`fewer than
+    10 employees` over `1 to 4 employees` and `5 to 9 employees`; `aged 35 to 64` over three age
+    groups), on lines whose figures add up (`_additive`). None when one label names the interval
+    (a lookup), the title words it (the population of the whole table: `household population aged
+    12 to 79`) or no classes make it. Each class is asked as a lookup of its own (`Plan.parts`)."""
+    found = intervals.asked(g.q)
+    if found is None or found[0] in intervals.worded(g.graph.table.title or ""):
+        return None
+    wanted, wording = found
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        groups: dict[tuple[int, ...], list[tuple[intervals.Interval, Line]]] = {}
+        for ln in lines:
+            iv = intervals.interval(ln.label.text) if ln.label is not None else None
+            if iv is not None:
+                groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append((iv, ln))
+        for members in groups.values():
+            tiles = intervals.tiling(wanted, members)
+            if tiles is None:
+                continue
+            if len(tiles) == 1:
+                return None
+            fixed = g.best(other)[0][1]
+            if not _additive(g, axis, [ln for _, ln in members], fixed):
+                return None
+            plan = compute_plan(g, "sum", axis, tiles, fixed)
+            if plan is not None:
+                plan.parts = [g.q.replace(wording, ln.label.text.strip(), 1)  # type: ignore[union-attr]
+                              for ln in tiles]
+            return plan
+    return None
+
+
+DISTRIBUTION_TOLERANCE = 1.5
+"""How far from 100 the percentages of every class may add up (rounding) to be one whole's parts."""
+
+
+def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
+    """The classes' figures on `fixed` add up: counts on lines and under a title no `[non_additive]`
+    word of the vocabulary file names (`Average income`, `Rate per 100,000`), or percentages of one
+    whole (every class together makes 100)."""
+    nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
+             for ln in members]
+    if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
+        nums = [num.value for n in nodes if (num := g.number(n)) is not None]
+        return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
+    texts = [g.graph.table.title or "", *(n.text for ln in [fixed, *members] for n in ln.path)]
+    named = {w for text in texts for w in ops.words(text)}
+    return not named & set(vocabulary()["non_additive"]["words"])
 
 
 def solve_union(g: Grounder) -> Plan | None:

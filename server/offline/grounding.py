@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from celltrace.server.infra.embedding import query_vectors
 from celltrace.server.infra.retrieval import Retriever, tokens
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.ages import spelled_ages
+from celltrace.server.offline.intervals import spelled_classes
 from celltrace.server.offline.lexicon import (
     UNIT_CANON,
     acronym,
@@ -175,7 +175,7 @@ class Grounder:
 
     def __init__(self, question: str, graph: CellGraph, headers: HeaderModel, retriever: Retriever | None):
         texts = [n.text for n in graph.nodes if not n.empty]
-        question = spelled_later(spelled_ages(spelled_years(question), texts), texts)
+        question = spelled_later(spelled_classes(spelled_years(question), texts), texts)
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)

@@ -22,6 +22,7 @@ from celltrace.server.offline.arithmetic import (
     best_cell_names,
     joined,
     percentages,
+    solve_classes,
     solve_multi,
     solve_union,
     stems,
@@ -42,7 +43,7 @@ def candidates(g: Grounder) -> list[Plan]:
     question = g.q
     if not g.rows or not g.cols:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
-    found: list[Plan | None] = []
+    found: list[Plan | None] = [solve_classes(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
     bounded = ops.without_open_ranges(question)

@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.ages import AGE_LABEL
 from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
@@ -16,6 +15,7 @@ from celltrace.server.offline.grounding import (
     is_quarter_label,
     label_month,
 )
+from celltrace.server.offline.intervals import is_age_label
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
@@ -89,7 +89,7 @@ def _member_test(noun: str | None) -> Callable[[str], bool] | None:
     if noun == "year":
         return is_year_text
     if noun == "age":
-        return lambda text: AGE_LABEL.match(normalise_text(text)) is not None
+        return is_age_label
     if noun == "quarter":  # `Q4 2023`, `Fourth quarter`, `Three Months Ended June 30`; no half year
         return is_quarter_label
     if noun == "month":
