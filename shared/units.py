@@ -71,7 +71,7 @@ _EXEMPT_FILLER = {"data", "amounts", "amount", "figures", "items", "information"
 _WORD = re.compile(r"'?\d+s?|[^\W\d_]+(?:\.[^\W\d_]+\.?)*|[$€£¥%]")
 _PAREN = re.compile(r"\(([^()]*)\)")
 _BRACKETED = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
-_EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b(.*)$")
+_EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b([^;]*)")
 _PER = re.compile(r"\s+per\s+(?!cent\b)([^\W\d_][\w ,.-]*)$")
 
 

@@ -92,6 +92,9 @@ def test_caption_unit_with_an_except_clause() -> None:
     assert not caption.applies_to(["Earnings per common share", "Basic"])
     assert not caption_unit("(in millions, except per-share amounts)").applies_to(["Net income per shares"])
     assert caption.applies_to(["Shares outstanding"])
+    # the clause ends at a `;` (`unaudited` is no exempted item)
+    unaudited = caption_unit("(In millions, except per share amounts; unaudited)")
+    assert unaudited is not None and not unaudited.applies_to(["Net income per share:", "Diluted"])
     assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
 
 
