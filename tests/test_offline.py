@@ -2415,3 +2415,13 @@ def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> No
     plan, g = run(table, "How many more owner households than renter households were there?")
     assert (plan.operation, plan.answer) == ("diff", ["4,996,050"])
     assert sorted(cells(g, plan.answer_nodes)) == [(2, 2), (2, 3)]
+
+
+@pytest.mark.parametrize(("question", "way"), [
+    ("Which province had the largest employment decline?", "min"),
+    ("Which region saw the sharpest drop?", "min"),
+    ("Which segment had the largest loss?", "min"),
+    ("Which company had the largest net loss?", "max"),  # the biggest loss line, not a change
+])
+def test_the_largest_decline_is_the_most_negative_change(question: str, way: str) -> None:
+    assert ops.direction(question) == way

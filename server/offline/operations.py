@@ -144,11 +144,11 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
 
 LARGEST_DECREASE = re.compile(
     r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest)\s+"
-    r"(?:decrease|decline|drop|fall|reduction|loss)e?s?\b"
+    r"(?:(?:[a-z]+\s+){0,2}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
     r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?most\b"
 )
-"""`the largest decrease(s)`, `prices fell the most`: the most negative change, a minimum over
-signed changes."""
+"""`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`: the most
+negative change, a minimum over signed changes (`the largest net loss` is the largest loss)."""
 
 
 QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|per\s*cent)")
