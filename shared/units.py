@@ -130,15 +130,21 @@ _YEAR_THEN = re.compile(r"^[^\d]*(?:\d{1,2}\s+[^\d]+)?(?:1[89]|20)\d\d\s+(.+)$")
 
 def label_unit(text: str) -> str | None:
     """The unit a header label states: the whole label (`percent`), what follows a year (`2023 €m`)
-    or a trailing parenthesis (`median income ($)`, `revenue (in millions)`)."""
+    or a closing `in …` (`Change in %`) or parenthesis (`median income ($)`, `revenue (in millions)`)."""
     unit = parse_unit(text)
     if unit is not None:
         return unit
     dated = _YEAR_THEN.match(normalise_text(text))  # `2023 €m`, `31 December 2023 £'000`
     if dated:
         return parse_unit(dated.group(1))
+    said_in = _SAID_IN.search(normalise_text(text))  # `Change in %`, `Sales in € million`
+    if said_in and (unit := parse_unit(said_in.group(1))) is not None:
+        return unit
     groups = _PAREN.findall(text)
     return parse_unit(groups[-1]) if groups and text.rstrip().endswith(")") else None
+
+
+_SAID_IN = re.compile(r"\bin\s+([^()]+)$")
 
 
 _LEADING_PERCENT = re.compile(r"(?:percent(?:age)?|per cent|%)(?:\s+(?:of|change|distribution|share)\b)")

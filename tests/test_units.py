@@ -51,6 +51,11 @@ def test_label_unit_reads_the_unit_under_a_year() -> None:
     assert label_unit("2023") is None
 
 
+def test_label_unit_reads_a_closing_in_clause() -> None:
+    assert label_unit("Change in %") == "percent" and label_unit("Sales in € million") == "€ millions"
+    assert label_unit("Employed in agriculture") is None and label_unit("Revenue in 2023") is None
+
+
 def test_label_unit_reads_a_trailing_parenthesis_only() -> None:
     assert label_unit("annual median employment income ($)") == "$"
     assert label_unit("Revenue (in millions)") == "millions"
