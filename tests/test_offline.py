@@ -1163,6 +1163,7 @@ def test_amount_asked_before_a_which_clause_is_a_value_lookup() -> None:
 def test_ranking_skips_measure_labels_and_ranks_the_members() -> None:
     assert ops.is_measure_label("95% confidence interval") and ops.is_measure_label("from")
     assert not ops.is_measure_label("females") and not ops.is_measure_label("rest of the population")
+    assert not ops.is_measure_label("18 to 29")  # an age group: a member
     t = Table(text=[["cause", "number", "percent", "rank"], ["females", "", "", ""],
                     ["accidents", "115", "25.8", "1"], ["cancer", "60", "13.5", "2"],
                     ["males", "", "", ""], ["accidents", "200", "31.0", "1"], ["cancer", "90", "14.0", "2"]])
@@ -2425,3 +2426,58 @@ def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> No
 ])
 def test_the_largest_decline_is_the_most_negative_change(question: str, way: str) -> None:
     assert ops.direction(question) == way
+
+
+def test_soft_matching_leaves_out_words_the_title_says() -> None:
+    table = Table(text=[["Employment size", "Number"], ["1 to 4 employees", "600"], ["Total", "1,000"]],
+                  title="Employer businesses by employment size")
+    graph = CellGraph(table)
+    g = Grounder("How many employer businesses were there?", graph, infer_headers(graph), None)
+    assert not any("employer" in gram for gram in g._unexplained_grams())
+
+
+AGREEMENT = Table(text=[
+    ["", "Strongly agree", "Agree", "Disagree", "Strongly disagree", "n"],
+    ["18 to 29", "5", "17", "31", "31", "402"],
+    ["30 to 44", "7", "19", "32", "25", "511"],
+    ["45 to 64", "9", "22", "29", "21", "689"],
+], title="Percent of respondents")
+
+
+def test_a_ranking_of_age_groups_answers_a_group_not_another_column() -> None:
+    plan, _ = run(AGREEMENT, "Which age group was most likely to strongly disagree?")
+    assert plan.answer == ["18 to 29"]  # `18 to 29` is a member, not a measure label like `from`/`to`
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What percentage of respondents aged 45 to 64 disagreed or strongly disagreed?", "50"),
+    ("What percentage of 18 to 29 year olds agreed or strongly agreed?", "22"),
+])
+def test_alternatives_one_inside_the_other_are_both_summed(question: str, answer: str) -> None:
+    plan, _ = run(AGREEMENT, question)
+    assert (plan.operation, plan.answer) == ("sum", [answer])
+
+
+SEGMENT_CHANGES = Table(text=[
+    ["", "2023", "2022", "% Change"],
+    ["", "", "", "2023 vs 2022"],
+    ["Cloud", "12,450", "10,230", "22%"],
+    ["Hardware", "5,210", "5,890", "(12)%"],
+], merges=[(0, 1, 1, 1), (0, 2, 1, 2)])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("By how much did Hardware revenue decline from 2022 to 2023?", "680"),
+    ("By how much did Cloud revenue grow from 2022 to 2023?", "2,220"),
+    ("What was the percentage change in Hardware revenue?", "(12)%"),  # asked in percent: read
+])
+def test_a_percent_change_column_answers_only_a_change_asked_in_percent(question: str, answer: str) -> None:
+    plan, _ = run(SEGMENT_CHANGES, question)
+    assert plan.answer == [answer]
+
+
+def test_the_years_of_two_lines_order_their_change() -> None:
+    table = Table(text=[["", "Population, 2021", "Population, 2016"],
+                        ["Ontario", "14,223,942", "13,448,494"]])
+    plan, _ = run(table, "By how many people did Ontario's population grow from 2016 to 2021?")
+    assert (plan.operation, plan.answer) == ("diff", ["775,448"])

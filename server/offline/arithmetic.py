@@ -104,6 +104,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                 op == "diff" and ops.asks_decrease(g.q))  # how much X fell from A to B: A − B
             if later_first or (op == "diff" and ops.comparison_is_less(g.q)):
                 chosen = chosen[::-1]
+            years = [_year_named(ln) for ln in chosen]
+            if op in ("diff", "growth") and _from_to(g.q) and all(years) and years[0] != years[1]:
+                chosen = sorted(chosen, key=lambda ln: _year_named(ln) or "", reverse=later_first)
+                # `Population, 2021` before `Population, 2016`: their years order a change
             if op == "cagr":  # from the earlier year to the later, however the question orders them
                 chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":
@@ -271,19 +275,22 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
 def solve_union(g: Grounder) -> Plan | None:
     """An amount for alternatives together (`either A or B`): the sum over the listed sibling items.
 
-    The items must include the alternative after the last `or`; None when a label the question
-    names holds the `or` itself (`family member or acquaintance`).
+    The items (on the side whose listed items include the alternative after the last `or`) must
+    include that alternative; None when a label the question names holds the `or` itself (`family
+    member or acquaintance`).
     """
     alts = ops.alternatives(g.q)
     if not alts or any(" or " in f" {normalise_text(n.text)} " and g.mention(n) >= 0.99
                        for ln in g.rows + g.cols for n in ln.path):
         return None
     last = set(tokens(alts[-1]))
-    options = [(axis, listed_items(g, lines), other)
-               for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))]
-    axis, items, other = max(options, key=lambda o: len(o[1]))
-    if len(items) < 2 or not any(last & set(tokens(n.text)) for n, _ in items):
+    sides = (("row", g.rows, g.cols), ("col", g.cols, g.rows))
+    options = [(axis, items, other) for axis, lines, other in sides
+               if len(items := listed_items(g, lines)) >= 2
+               and any(last & set(tokens(n.text)) for n, _ in items)]
+    if not options:
         return _union_of_options(g)
+    axis, items, other = max(options, key=lambda o: len(o[1]))
     return compute_plan(g, "sum", axis, [ln for _, ln in items], g.best(other)[0][1])
 
 
@@ -553,11 +560,11 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
     months = [label_month(ln.label.text) if ln.label is not None else None for ln in operands]
     if all(months):
         return _month_parts(q, months, words)  # type: ignore[arg-type]
-    years = [next((found for n in reversed(ln.path) if (found := YEAR.findall(n.text))), [])
-             for ln in operands]
-    if any(len(y) != 1 for y in years) or len({y[0] for y in years}) != len(years):
+    named = [_year_named(ln) for ln in operands]
+    if any(y is None for y in named) or len(set(named)) != len(named):
         return []
-    a, b = min(y[0] for y in years), max(y[0] for y in years)
+    years = [y for y in named if y is not None]
+    a, b = min(years), max(years)
     either = rf"{_FISCAL}\b(?:{a}|{b})\b"
     span = re.compile(
         rf"(?:\b(?:from|between|for|in)\s+)?(?:{_FISCAL}\b{a}\s*(?:to|and|through|-|–)\s*{_FISCAL}{b}\b"
@@ -565,7 +572,13 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
         re.IGNORECASE)
     if not span.search(q):
         return []
-    return [span.sub(f"in {y[0]}", _without(q, words), count=1) for y in years]
+    return [span.sub(f"in {y}", _without(q, words), count=1) for y in years]
+
+
+def _year_named(line: Line) -> str | None:
+    """The one year the line's innermost label naming any says (`Population, 2021`, `2019 > %`)."""
+    found = next((found for n in reversed(line.path) if (found := YEAR.findall(n.text))), [])
+    return found[0] if len(found) == 1 else None
 
 
 def _month_parts(q: str, months: list[tuple[int, str | None]], words: tuple[str, ...]) -> list[str]:

@@ -219,7 +219,7 @@ class Grounder:
             for t in m:
                 df[t] = df.get(t, 0) + 1
         n_labels = max(len(label_nodes), 1)
-        title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
+        title = self._title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
         implied = self.qtoks - {st for _, st in said}  # `how many` → `number`
         self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
                   * (IMPLIED_WEIGHT if t in implied else 1.0) for t, d in df.items()}
@@ -422,8 +422,10 @@ class Grounder:
         return {n.id: 0.8 * float(s) for n, s in zip(cands, sims, strict=True) if s >= EMBED_MIN}
 
     def _unexplained_grams(self) -> list[str]:
-        """Question 1-3-grams holding a content word that no label (nor text cell) matches."""
-        explained = self.explained_words()
+        """Question 1-3-grams holding a content word that no label (nor text cell) matches and the
+        title does not say (`employer` under `Employer businesses by employment size`: context, not
+        a label to find by paraphrase)."""
+        explained = self.explained_words() | self._title
         asked = ops.asked_category(self.q)
         open_words = {raw for raw, st in self.qwords if st not in explained and raw != asked}
         words = re.findall(r"[\w'&-]+", self.qnorm)

@@ -27,7 +27,14 @@ from celltrace.server.offline.arithmetic import (
     solve_union,
     stems,
 )
-from celltrace.server.offline.grounding import ASKS_CHANGE, CHANGE_LABELS, Grounder, Plan, ranked_cells
+from celltrace.server.offline.grounding import (
+    ASKS_CHANGE,
+    CHANGE_LABELS,
+    Grounder,
+    Plan,
+    gives_change,
+    ranked_cells,
+)
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
@@ -68,7 +75,7 @@ def candidates(g: Grounder) -> list[Plan]:
         return bool(hits) and not hits <= label_vocab
 
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
-    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years
+    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not _relative_for_amount(g)
     for op, test in (
         ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
@@ -139,6 +146,20 @@ def _best_cell(g: Grounder) -> tuple[Line, Line, Node] | None:
         return None
     _, row, col = ranked[0]
     return row, col, value_cell(g.graph, row, col)
+
+
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b")
+
+
+def _relative_for_amount(g: Grounder) -> bool:
+    """The best cell is a relative change (`% Change`, `Population percentage change`) but the
+    question asks how much or how many (`by how much did Hardware revenue decline`, no percent or
+    rate word): the change is computed between the periods, not read as a percentage."""
+    best = _best_cell(g)
+    if best is None or {"percent", "rate"} & g.qtoks or ops.asks_growth(g.q) or not _AMOUNT.search(g.qnorm):
+        return False
+    row, col, node = best
+    return any(gives_change(ln) and percentages([ln], [node]) for ln in (row, col))
 
 
 def _lookup_is_a_count(g: Grounder) -> bool:

@@ -171,7 +171,12 @@ def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str,
 
 
 def label_tokens(text: str) -> list[str]:
-    return list(dict.fromkeys(st for _, st in _stem_pairs(text)))
+    return list(dict.fromkeys(word_stems(text)))
+
+
+def word_stems(text: str) -> list[str]:
+    """The stems of a text's content words in order, repeats kept."""
+    return [st for _, st in _stem_pairs(text)]
 
 
 def abbreviates(short: str, long: str) -> bool:

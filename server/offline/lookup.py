@@ -4,6 +4,7 @@ listed item (`A and B respectively`)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
@@ -15,7 +16,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
     stated_values,
 )
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import label_tokens, word_stems
 from celltrace.server.offline.lines import Line, has_value, value_cell
 from celltrace.shared.graph import Node, normalise_text
 
@@ -180,8 +181,10 @@ def listed_items(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 
     Siblings sit on one header level (a header row for columns, a header column for rows) under the
     same outer path. A label whose tokens are a strict subset of another item's is dropped (`has
-    access` inside `does not have access`). Items come in question order.
+    access` inside `does not have access`) unless the question says its words again outside it
+    (`disagreed or strongly disagreed`). Items come in question order.
     """
+    said = Counter(word_stems(g.qnorm))
     groups: dict[tuple[int, tuple[int, ...]], dict[str, Node]] = {}
     for ln in lines:
         for depth, node in enumerate(ln.path):
@@ -192,7 +195,8 @@ def listed_items(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     best_key = (2, 0.0)
     for found in groups.values():
         toks = {n.id: set(label_tokens(n.text)) for n in found.values()}
-        items = [n for n in found.values() if not any(toks[n.id] < t for t in toks.values())]
+        items = [n for n in found.values() if not any(toks[n.id] < t and not all(
+            said[x] > 1 for x in toks[n.id]) for t in toks.values())]
         chosen = [(n, _best_under(g, n, lines)) for n in items]
         key = (len(chosen), sum(g.line_score(ln) for _, ln in chosen))
         if key > best_key:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from celltrace.server.offline.intervals import interval
 from celltrace.server.offline.lexicon import CARDINALS, ORDINALS
 from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numstyle import (
@@ -44,19 +45,13 @@ MORE_WORDS = _vocab(
     """
     more most higher highest larger largest greater greatest bigger biggest maximum max top
     increase increased better best likelier likeliest older oldest longer longest taller tallest
-    heavier heaviest pricier priciest farther farthest
+    heavier heaviest pricier priciest farther farthest faster fastest stronger strongest
     """
 )
 LESS_WORDS = _vocab(
     """
     less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased
-    worse worst younger youngest shorter shortest cheaper cheapest
-    """
-)
-SUPERLATIVE = _vocab(
-    """
-    most highest largest greatest biggest maximum top best likeliest oldest longest least lowest
-    smallest fewest minimum bottom worst youngest shortest tallest heaviest priciest farthest cheapest
+    worse worst younger youngest shorter shortest cheaper cheapest slower slowest weaker weakest
     """
 )
 CHANGE_WORDS = (
@@ -127,9 +122,10 @@ MEASURE_LABELS = _vocab(
 
 
 def is_measure_label(text: str) -> bool:
-    """The label only names a measure or an interval bound (`%`, `number`, `from`, `coefficient`)."""
+    """The label only names a measure or an interval bound (`%`, `number`, `from`, `coefficient`);
+    a class (`18 to 29`) is a member."""
     toks = re.findall(r"[a-z]+|%", text.lower())
-    return bool(toks) and all(t in MEASURE_LABELS for t in toks)
+    return bool(toks) and all(t in MEASURE_LABELS for t in toks) and interval(text) is None
 
 
 def words(question: str) -> list[str]:
@@ -143,7 +139,7 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
 
 
 LARGEST_DECREASE = re.compile(
-    r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest)\s+"
+    r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest|fastest)\s+"
     r"(?:(?:[a-z]+\s+){0,2}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
     r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?most\b"
 )
