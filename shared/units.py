@@ -49,9 +49,9 @@ MEASURES = {
 PERIOD_UNITS = frozenset({"years", "months", "weeks", "days", "hours"})
 """Time units; a header stating one above period labels (`Year` over `2022 | 2023`) names them."""
 FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the",
-          "numbers", "amounts", "figures", "values"}
+          "numbers", "amounts", "figures", "values", "annual", "annualized", "yearly"}
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
-thousands`, `Amounts in thousands of dollars`); alone they name no unit."""
+thousands`, `Amounts in thousands of dollars`, `annual %`); alone they name no unit."""
 COUNTED = frozenset({"employees", "headcount", "staff", "people", "persons", "workers", "customers",
                      "members", "stores", "locations", "branches", "restaurants", "outlets"})
 """Nouns of a count of people or places: a caption's currency (`$ in millions`) never measures them."""
@@ -130,7 +130,8 @@ _YEAR_THEN = re.compile(r"^[^\d]*(?:\d{1,2}\s+[^\d]+)?(?:1[89]|20)\d\d\s+(.+)$")
 
 def label_unit(text: str) -> str | None:
     """The unit a header label states: the whole label (`percent`), what follows a year (`2023 €m`)
-    or a closing `in …` (`Change in %`) or parenthesis (`median income ($)`, `revenue (in millions)`)."""
+    or a closing `in …` (`Change in %`) or parenthesis (`median income ($)`, `revenue (in millions)`,
+    `GDP growth (annual %)`, `Unemployment (% of labor force)`)."""
     unit = parse_unit(text)
     if unit is not None:
         return unit
@@ -141,7 +142,10 @@ def label_unit(text: str) -> str | None:
     if said_in and (unit := parse_unit(said_in.group(1))) is not None:
         return unit
     groups = _PAREN.findall(text)
-    return parse_unit(groups[-1]) if groups and text.rstrip().endswith(")") else None
+    if not groups or not text.rstrip().endswith(")"):
+        return None
+    return parse_unit(groups[-1]) or (  # `Unemployment, total (% of total labor force)`
+        "percent" if _LEADING_PERCENT.match(normalise_text(groups[-1]).strip()) else None)
 
 
 _SAID_IN = re.compile(r"\bin\s+([^()]+)$")

@@ -56,6 +56,12 @@ def test_label_unit_reads_a_closing_in_clause() -> None:
     assert label_unit("Employed in agriculture") is None and label_unit("Revenue in 2023") is None
 
 
+def test_label_unit_reads_a_percent_parenthesis_with_words() -> None:
+    assert label_unit("GDP growth (annual %)") == "percent"
+    assert label_unit("Unemployment, total (% of total labor force)") == "percent"
+    assert label_unit("Employment (full-time)") is None
+
+
 def test_label_unit_reads_a_trailing_parenthesis_only() -> None:
     assert label_unit("annual median employment income ($)") == "$"
     assert label_unit("Revenue (in millions)") == "millions"
