@@ -2423,8 +2423,13 @@ def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> No
     ("Which region saw the sharpest drop?", "min"),
     ("Which segment had the largest loss?", "min"),
     ("Which company had the largest net loss?", "max"),  # the biggest loss line, not a change
+    ("Which sector declined the fastest?", "min"),
+    ("Which province had the fastest population growth?", "max"),
+    ("Which city is the fastest-growing?", "max"),
+    ("Which region had the slowest growth?", "min"),
+    ("List the fastest time he set in 2016", None),  # a time: the lowest, not the highest
 ])
-def test_the_largest_decline_is_the_most_negative_change(question: str, way: str) -> None:
+def test_the_largest_decline_is_the_most_negative_change(question: str, way: str | None) -> None:
     assert ops.direction(question) == way
 
 
@@ -2481,3 +2486,71 @@ def test_the_years_of_two_lines_order_their_change() -> None:
                         ["Ontario", "14,223,942", "13,448,494"]])
     plan, _ = run(table, "By how many people did Ontario's population grow from 2016 to 2021?")
     assert (plan.operation, plan.answer) == ("diff", ["775,448"])
+
+
+MONTH_ROWS = Table(text=[
+    ["Month", "2023", "2024"], ["January", "55,120", "56,980"], ["February", "53,010", "55,230"],
+    ["March", "61,230", "62,870"], ["April", "60,110", "63,340"], ["November", "63,410", "65,120"],
+    ["December", "73,450", "75,890"],
+])
+
+
+def test_a_quarter_no_line_shows_is_the_sum_of_its_months() -> None:
+    plan, _ = run(MONTH_ROWS, "What were sales in the first quarter of 2024?")
+    assert (plan.operation, plan.answer) == ("sum", ["175,080"]) and len(plan.parts) == 3
+
+
+def test_a_change_between_months_under_a_year_column_asks_each_month_in_that_year() -> None:
+    plan, _ = run(MONTH_ROWS, "How much did sales change from November to December 2024?")
+    assert plan.answer == ["10,770"] and plan.confidence > 0.5  # each part is asked in 2024
+    assert all("2024" in part for part in plan.parts)
+
+
+INDICATORS = Table(text=[
+    ["Indicator", "2019", "2020", "2021", "2022", "2023"],
+    ["Inflation (annual %)", "1.9", "0.7", "3.4", "6.8", "3.9"],
+    ["GDP growth (annual %)", "1.9", "-5.0", "5.3", "3.8", "1.2"],
+])
+ATTAINMENT = Table(text=[
+    ["", "Tertiary", "Below upper secondary"], ["Canada", "62", "8"], ["France", "42", "18"],
+    ["Italy", "21", "37"], ["Mexico", "19", "57"], ["OECD average", "40", "19"],
+])
+EMPLOYMENT = Table(text=[
+    ["", "October", "November", "Change"], ["Quebec", "4,516.2", "4,527.5", "11.3"],
+    ["Manitoba", "704.3", "703.0", "-1.3"], ["New Brunswick", "398.7", "397.1", "-1.6"],
+    ["Alberta", "2,488.9", "2,499.1", "10.2"],
+])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    (INDICATORS, "In how many years was inflation above 2 percent?", "3"),
+    (INDICATORS, "In how many years did GDP growth fall below 2 percent?", "3"),
+    (ATTAINMENT, "How many countries had a tertiary share above the OECD average?", "2"),
+    (EMPLOYMENT, "How many provinces saw employment fall?", "2"),
+])
+def test_a_count_of_members_meeting_a_condition(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("count", [answer])
+
+
+@pytest.mark.parametrize("question", [
+    "How many jobs did Manitoba lose?",  # one member named: its change
+    "How many people were employed in Quebec in October?",  # no condition
+    "How many percent did employment fall in Manitoba?",  # a unit: a figure asked
+])
+def test_a_question_of_one_member_or_of_a_unit_is_no_count(question: str) -> None:
+    plan, _ = run(EMPLOYMENT, question)
+    assert plan.operation != "count"
+
+
+def test_a_rate_or_the_size_of_a_change_asked_is_no_count() -> None:
+    assert ops.count_condition("how many homicides per 100,000 people were there above 2 in 2015?") is None
+    assert ops.count_condition("how many jobs did quebec add, after employment increased by 2%?") is None
+    assert ops.count_condition("how many provinces saw employment increase?") is not None
+
+
+def test_a_count_of_what_the_other_side_measures_is_no_count() -> None:
+    table = Table(text=[["Season", "Games", "Goals"], ["2001", "40", "12"], ["2002", "38", "9"],
+                        ["2003", "41", "15"]])
+    plan, _ = run(table, "How many goals had he accumulated over 10 years?")
+    assert plan.operation != "count"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose, intervals
@@ -17,10 +18,13 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     headers_for,
+    interim_period,
     is_period_label,
+    is_quarter_label,
     label_month,
     label_year,
     line_year,
+    period_phrases,
     question_position,
     ranked_cells,
 )
@@ -224,17 +228,40 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
 def solve_classes(g: Grounder) -> Plan | None:
     """The sum over sibling classes that together make the interval the question words (`fewer than
     10 employees` over `1 to 4 employees` and `5 to 9 employees`; `aged 35 to 64` over three age
-    groups), on lines whose figures add up (`_additive`). None when one label names the interval
-    (a lookup), the title words it (the population of the whole table: `household population aged
-    12 to 79`) or no classes make it. Each class is asked as a lookup of its own (`Plan.parts`)."""
+    groups; `the first quarter of 2024` over January to March where no line is that quarter), on
+    lines whose figures add up (`_additive`). None when one label names the interval (a lookup),
+    the title words it (the population of the whole table: `household population aged 12 to 79`) or
+    no classes make it. Each class is asked as a lookup of its own (`Plan.parts`)."""
     found = intervals.asked(g.q)
-    if found is None or found[0] in intervals.worded(g.graph.table.title or ""):
+    if found is not None:
+        if found[0] in intervals.worded(g.graph.table.title or ""):
+            return None
+        return _sum_of_classes(g, *found, intervals.interval)
+    said = period_phrases(g.qnorm)
+    if len(g.q_periods) != 1 or len(said) != 1 or any(
+            is_quarter_label(n.text) or interim_period(n.text) for ln in g.rows + g.cols for n in ln.path):
         return None
-    wanted, wording = found
+    months = PERIOD_MONTHS.get(next(iter(g.q_periods)))
+
+    def month(text: str) -> intervals.Interval | None:
+        named = label_month(text)
+        if named is None or (named[1] is not None and g.q_years and named[1] not in g.q_years):
+            return None
+        return named[0], named[0]
+    return None if months is None else _sum_of_classes(g, months, said[0], month)
+
+
+PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1": (1, 6), "9m": (1, 9)}
+"""The months of each period `asked_periods` reads."""
+
+
+def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
+                    class_of: Callable[[str], intervals.Interval | None]) -> Plan | None:
+    """The sum over the sibling lines whose classes (`class_of` their own label) tile `wanted`."""
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         groups: dict[tuple[int, ...], list[tuple[intervals.Interval, Line]]] = {}
         for ln in lines:
-            iv = intervals.interval(ln.label.text) if ln.label is not None else None
+            iv = class_of(ln.label.text) if ln.label is not None else None
             if iv is not None:
                 groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append((iv, ln))
         for members in groups.values():
@@ -248,7 +275,8 @@ def solve_classes(g: Grounder) -> Plan | None:
                 return None
             plan = compute_plan(g, "sum", axis, tiles, fixed)
             if plan is not None:
-                plan.parts = [g.q.replace(wording, ln.label.text.strip(), 1)  # type: ignore[union-attr]
+                said = re.compile(re.escape(wording), re.IGNORECASE)
+                plan.parts = [said.sub(ln.label.text.strip(), g.q, count=1)  # type: ignore[union-attr]
                               for ln in tiles]
             return plan
     return None
@@ -593,10 +621,14 @@ def _month_parts(q: str, months: list[tuple[int, str | None]], words: tuple[str,
 
     span = re.compile(rf"(?:\b(?:from|between|for|in)\s+)?\b{said(first[0])}\s*(?:to|and|through|-|–)\s*"
                       rf"{said(last[0])}(?!\w)", re.IGNORECASE)
-    if not span.search(q):
+    found = span.search(q)
+    if not found:
         return []
-    return [span.sub(f"in {MONTH_NAMES[m - 1].capitalize()}" + (f" {y}" if y and y in q else ""),
-                     _without(q, words), count=1) for m, y in months]
+    said_years = YEAR.findall(found.group(0))  # `from November to December 2024` on month rows
+    common = said_years[0] if len(set(said_years)) == 1 else None  # under year columns: both in 2024
+    return [span.sub(f"in {MONTH_NAMES[m - 1].capitalize()}" + (
+        f" {y}" if y and y in q else f" {common}" if common and not y else ""), _without(q, words), count=1)
+        for m, y in months]
 
 
 def _month_key(month: tuple[int, str | None]) -> tuple[str, int]:

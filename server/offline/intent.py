@@ -39,7 +39,7 @@ from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
-from celltrace.server.offline.ranking import solve_argmax, solve_extreme, solve_pair
+from celltrace.server.offline.ranking import solve_argmax, solve_count, solve_extreme, solve_pair
 from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.units import MEASURES, SCALES
 
@@ -50,7 +50,7 @@ def candidates(g: Grounder) -> list[Plan]:
     question = g.q
     if not g.rows or not g.cols:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
-    found: list[Plan | None] = [solve_classes(g)]
+    found: list[Plan | None] = [solve_classes(g), solve_count(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
     bounded = ops.without_open_ranges(question)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from celltrace.server.offline.intervals import interval
 from celltrace.server.offline.lexicon import CARDINALS, ORDINALS
@@ -30,6 +30,7 @@ from celltrace.shared.numstyle import (
     decimals_for,
     percent_to_fraction,
 )
+from celltrace.shared.units import CURRENCIES, PERCENT, SCALES
 
 
 def _vocab(text: str) -> frozenset[str]:
@@ -45,13 +46,13 @@ MORE_WORDS = _vocab(
     """
     more most higher highest larger largest greater greatest bigger biggest maximum max top
     increase increased better best likelier likeliest older oldest longer longest taller tallest
-    heavier heaviest pricier priciest farther farthest faster fastest stronger strongest
+    heavier heaviest pricier priciest farther farthest stronger strongest
     """
 )
 LESS_WORDS = _vocab(
     """
     less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased
-    worse worst younger youngest shorter shortest cheaper cheapest slower slowest weaker weakest
+    worse worst younger youngest shorter shortest cheaper cheapest weaker weakest
     """
 )
 CHANGE_WORDS = (
@@ -141,10 +142,14 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
 LARGEST_DECREASE = re.compile(
     r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest|fastest)\s+"
     r"(?:(?:[a-z]+\s+){0,2}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
-    r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?most\b"
+    r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?(?:most|fastest)\b"
 )
 """`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`: the most
 negative change, a minimum over signed changes (`the largest net loss` is the largest loss)."""
+_PACED_GROWTH = re.compile(r"\b(fastest|faster|quickest|slowest|slower)[- ]+(?:[a-z]+\s+){0,2}?"
+                           r"(?:growth|growing|increase|rise|rising|gain)")
+"""`the fastest population growth`, `fastest-growing`, `the slowest increase`: a pace of growth ranks
+the changes; `fast`/`slow` alone say nothing of the direction (`the fastest time` is the lowest)."""
 
 
 QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|per\s*cent)")
@@ -167,6 +172,9 @@ def direction(question: str) -> Literal["max", "min"] | None:
     (`at least one`, `three or more`) name a group."""
     if LARGEST_DECREASE.search(question.lower()):
         return "min"
+    paced = _PACED_GROWTH.search(question.lower())  # `the fastest population growth`; not `the fastest
+    if paced:  # time`, which is the lowest
+        return "max" if paced.group(1) in ("fastest", "faster", "quickest") else "min"
     found = [w for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower())))
              if w in MORE_WORDS or w in LESS_WORDS]
     if found[:1] == ["top"] and len(found) > 1:  # `the top 3 … least likely`: the ranking's size only
@@ -242,6 +250,57 @@ def asks_union(question: str) -> bool:
     q = question.lower()
     return (bool(AMOUNT_QUESTION.match(q)) and " or " in q and direction(q) is None
             and "respectively" not in words(q))
+
+
+_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+([a-z]+s)\b")
+"""`how many provinces`, `in how many years`: members counted (a plural that is no unit: `how many
+percent`, `how many million dollars`, `how many percentage points` ask a figure)."""
+_UP = ("above", "over", "more", "greater", "higher", "exceed")
+_FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
+"""`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
+asked, not a count."""
+_STATED_BOUND = re.compile(
+    r"\b(above|over|more\s+than|greater\s+than|higher\s+than|exceed(?:ed|s|ing)?|below|under|less\s+than|"
+    r"lower\s+than|fewer\s+than)\s+\$?(-?\d[\d,]*(?:\.\d+)?)")
+_AGGREGATE_BOUND = re.compile(
+    r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
+    r"(?:[a-z/&-]+\s+){0,4}?(?:average|total|overall|whole)\b")
+_FELL = re.compile(r"\b(?:fell|fall|fallen|declined?|decreased?|dropped|drop|shrank|lost|lose)\b")
+_ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b")
+class Count(NamedTuple):
+    """What a `how many <members> …` question counts: the members' noun, the side of the bound, the
+    bound a figure states (`stated`), or the line it names (`aggregate`), or zero on a change line."""
+
+    noun: str
+    way: Literal["above", "below"]
+    bound: float
+    against: Literal["stated", "aggregate", "change"]
+
+
+def count_condition(question: str) -> Count | None:
+    """The count a `how many <members> …` question asks: members above/below a stated figure (`above
+    2 percent`, `more than 100`), above/below an average or total line (`exceeded the national
+    average`), or rising/falling on a change line (`saw employment fall`); None otherwise (`how many
+    people lived in Ontario` asks a figure)."""
+    q = question.lower()
+    counted = _COUNT.match(q)
+    if counted is None or counted.group(1) in {*PERCENT, *SCALES, *CURRENCIES, "points", "times"} or (
+            _FIGURE_ASKED.search(q)):
+        return None
+    noun = counted.group(1)
+    if m := _STATED_BOUND.search(q):
+        return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated")
+    if m := _AGGREGATE_BOUND.search(q):
+        return Count(noun, _side(m.group(1)), 0.0, "aggregate")
+    if _FELL.search(q):
+        return Count(noun, "below", 0.0, "change")
+    if _ROSE.search(q):
+        return Count(noun, "above", 0.0, "change")
+    return None
+
+
+def _side(word: str) -> Literal["above", "below"]:
+    return "above" if word.startswith(_UP) else "below"
 
 
 def asks_growth(question: str) -> bool:

@@ -11,15 +11,18 @@ from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
     Plan,
+    gives_change,
     headers_for,
     is_quarter_label,
     label_month,
 )
-from celltrace.server.offline.intervals import is_age_label
+from celltrace.server.offline.intervals import asked as asked_interval
+from celltrace.server.offline.intervals import interval, is_age_label
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
-from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.numbers import is_year_text
+from celltrace.shared.numstyle import NumStyle
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
@@ -226,6 +229,60 @@ def solve_extreme(g: Grounder) -> Plan | None:
                 col_headers=headers_for(g, [fixed]) if axis == "row" else [label.id],
                 row_headers=[label.id] if axis == "row" else headers_for(g, [fixed]),
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+
+
+_REFERENCE_WORDS = frozenset({"average", "total", "overall", "all", "whole", "mean", "median"})
+"""Words of a line a count compares the members with (`OECD average`), never one of them."""
+
+
+def solve_count(g: Grounder) -> Plan | None:
+    """How many members meet a condition (`in how many years was inflation above 2 percent`, `how
+    many provinces saw employment fall`, `how many countries were above the OECD average`): the
+    members a ranking compares (`_values`), counted against a figure the question states, the
+    aggregate line it names (`average`, `total`, a line the question names otherwise), or zero for
+    a change line's rises and falls. None when the question states no condition, names a member, or
+    counts what the other side's labels measure (`how many goals`)."""
+    condition = ops.count_condition(g.q)
+    if condition is None or (asked_interval(g.q) is not None and any(  # `more than 100 employees`
+            ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
+        return None  # over size classes: a sum of classes, not a count
+    noun, way, bound, against = condition
+    if against == "aggregate":  # the members are the reference line's siblings
+        refs = [ln for ln in g.rows + g.cols if ln.label is not None and g.mention(ln.label) > 0 and (
+            is_aggregate(ln) or _REFERENCE_WORDS & set(words(ln.label.text)))]
+        if not refs:
+            return None
+        ref = max(refs, key=lambda ln: (g.mention(ln.label), g.line_score(ln)))  # type: ignore[arg-type]
+        axis, fixed = ref.axis, g.best(g.cols if ref.axis == "row" else g.rows)[0][1]
+        num = g.number(value_cell(g.graph, ref, fixed) if axis == "row" else value_cell(g.graph, fixed, ref))
+        if num is None:
+            return None
+        bound = num.value
+    elif against == "change":  # the members are read on the best change line
+        changes = [ln for _, ln in g.best(g.cols) + g.best(g.rows) if gives_change(ln)]
+        if not changes:
+            return None
+        fixed = changes[0]
+        axis = "row" if fixed.axis == "col" else "col"
+    else:
+        axis, fixed = _pick_side(g)
+    measured = g.cols if axis == "row" else g.rows
+    if set(label_tokens(noun)) & {t for ln in measured for n in ln.path for t in label_tokens(n.text)}:
+        return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
+    vals = [v for v in _values(g, axis, fixed) if not _REFERENCE_WORDS & set(words(v[1].text))]
+    named = [label for _, label, _ in vals if g.mention(label) >= NAMED_MEMBER and label.id not in g.soft]
+    if len(vals) < 2 or named:
+        return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
+        # match is no naming: `countries` is near `France`)
+    met = [(label, node) for value, label, node in vals
+           if (value > bound if way == "above" else value < bound)]
+    style = NumStyle(thousands=len(met) >= 1000)
+    computed = ops.Computed(float(len(met)), str(len(met)), style, same_unit=False)
+    shown = met or [(label, node) for _, label, node in vals]
+    return Plan([computed.text], [node.id for _, node in shown],
+                [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
+                f"{len(met)} of {len(vals)} {axis}s {way} {bound:g}", computed=computed,
+                stats={"rank_members": float(len(vals))})
 
 
 def _measure_answer(g: Grounder, plan: Plan) -> bool:
