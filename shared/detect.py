@@ -54,6 +54,9 @@ class Block:
     note_rows: tuple[int, ...] = ()
     note_cols: tuple[int, ...] = ()
     """Columns of remarks beside the grid, past a blank column (`Notes` | `IT includes the lease.`)."""
+    lines: tuple[int, int] | None = None
+    """The columns its caption and note lines are read in: those of its band when tables stand side
+    by side (`column_bands`), else every column."""
 
     @property
     def cells(self) -> int:
@@ -61,7 +64,59 @@ class Block:
 
 
 def detect_blocks(table: Table) -> list[Block]:
-    """The table blocks of a used range, top to bottom (one block when nothing needs cutting)."""
+    """The table blocks of a used range, band by band (`column_bands`) and top to bottom in each (one
+    block when nothing needs cutting)."""
+    bands = column_bands(graph_of(table))
+    if len(bands) == 1:
+        return _blocks(table)
+    return [Block(b.r0, b.c0 + c0, b.r1, b.c1 + c0, b.caption_rows, b.note_rows,
+                  tuple(c + c0 for c in b.note_cols), (c0, c1))
+            for c0, c1 in bands for b in _blocks(_columns(table, c0, c1))]
+
+
+def column_bands(graph: CellGraph) -> list[tuple[int, int]]:
+    """Tables side by side: the column bands between blank columns (nothing in them, no merged area
+    across) where each band holds its own table — row labels in its first column and figures. A
+    band without both (a remarks column, figures after a blank spacer column: `2019 | | 2018`) stays
+    with the band to its left. One band, the whole width, when nothing stands side by side."""
+    blank = [all(n.empty and n.c0 == n.c1 for n in graph.col_nodes(c)) for c in range(graph.n_cols)]
+    runs: list[tuple[int, int]] = []
+    for c in (c for c, empty in enumerate(blank) if not empty):
+        runs[-1:] = [(runs[-1][0], c)] if runs and runs[-1][1] == c - 1 else [*runs[-1:], (c, c)]
+    bands: list[tuple[int, int]] = []
+    for c0, c1 in runs:
+        if bands and not _own_table(graph, c0, c1):
+            bands[-1] = (bands[-1][0], c1)
+        else:
+            bands.append((c0, c1))
+    if len(bands) < 2 or not _own_table(graph, *bands[0]):
+        return [(0, graph.n_cols - 1)]
+    return [(0 if i == 0 else c0, graph.n_cols - 1 if i == len(bands) - 1 else c1)
+            for i, (c0, c1) in enumerate(bands)]
+
+
+OWN_LABELS = 3
+"""Text labels a band's first column needs (besides figures beside them) to be a table of its own."""
+
+
+def _own_table(graph: CellGraph, c0: int, c1: int) -> bool:
+    first = [n for n in graph.col_nodes(c0) if not n.empty and n.c0 == c0]
+    labels = [n for n in first if not _is_number(n) and n.r0 == n.r1]
+    figures = any(_is_number(n) for c in range(c0 + 1, c1 + 1) for n in graph.col_nodes(c) if not n.empty)
+    return len(labels) >= OWN_LABELS and 2 * len(labels) >= len(first) and figures
+
+
+def _columns(table: Table, c0: int, c1: int) -> Table:
+    """The columns `c0..c1` of a used range as a table of their own (rows kept)."""
+    assert table.values is not None
+    return Table(text=[row[c0 : c1 + 1] for row in table.text],
+                 values=[row[c0 : c1 + 1] for row in table.values],
+                 merges=[(m[0], m[1] - c0, m[2], m[3] - c0) for m in table.merges
+                         if c0 <= m[1] and m[3] <= c1])
+
+
+def _blocks(table: Table) -> list[Block]:
+    """The blocks of one band, top to bottom."""
     graph = graph_of(table)
     rows = [_row(graph, r) for r in range(table.n_rows)]
     kinds = [kind for kind, _ in rows]
@@ -267,7 +322,7 @@ def crop(table: Table, block: Block) -> Table:
         for m in table.merges
         if block.r0 <= m[0] and m[2] <= block.r1 and block.c0 <= m[1] and m[3] <= block.c1
     ]
-    caption = [_line_text(table, r) for r in block.caption_rows]
+    caption = [_line_text(table, r, block.lines) for r in block.caption_rows]
     title = "\n".join(t for t in [table.title or "", *caption] if t)
     origin = None
     if table.origin is not None:
@@ -275,7 +330,8 @@ def crop(table: Table, block: Block) -> Table:
         origin = Origin(sheet=table.origin.sheet, address=address, workbook=table.origin.workbook)
     remarks = [" ".join(t for c in block.note_cols if (t := table.text[r][c].strip()))
                for r in range(block.r0, block.r1 + 1)]
-    notes = [*table.notes, *(_line_text(table, r) for r in block.note_rows), *(t for t in remarks if t)]
+    notes = [*table.notes, *(_line_text(table, r, block.lines) for r in block.note_rows),
+             *(t for t in remarks if t)]
     text, values = _without_footnote_marks(
         [table.text[r][cols] for r in rows], [table.values[r][cols] for r in rows], footnote_marks(notes))
     return Table(
@@ -311,13 +367,14 @@ def _without_footnote_marks(text: list[list[str]], values: list[list[object]], m
     return text, values
 
 
-def _line_text(table: Table, r: int) -> str:
-    return " ".join(t.strip() for t in table.text[r] if t.strip())
+def _line_text(table: Table, r: int, cols: tuple[int, int] | None = None) -> str:
+    row = table.text[r] if cols is None else table.text[r][cols[0] : cols[1] + 1]
+    return " ".join(t.strip() for t in row if t.strip())
 
 
 def block_text(table: Table, block: Block) -> str:
     """Caption, labels and cell text of a block (what a question can name)."""
-    parts = [_line_text(table, r) for r in block.caption_rows]
+    parts = [_line_text(table, r, block.lines) for r in block.caption_rows]
     parts += [t for r in range(block.r0, block.r1 + 1) for t in table.text[r][block.c0 : block.c1 + 1]]
     return " ".join(parts)
 

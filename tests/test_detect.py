@@ -308,3 +308,24 @@ def test_ask_json_reports_region_and_reader_warnings(tmp_path: Path) -> None:
     assert body["answer"] == ["68,200"] and body["region"] == "Data!A3:C5"
     assert any("no cached value" in w for w in body["warnings"])
     assert any("detected the table at Data!A3:C5" in w for w in body["warnings"])
+
+
+SIDE_BY_SIDE = Table(text=[
+    ["Table 1. Sales by region ($ thousands)", "", "", "", "", "Table 2. Headcount by region", "", ""],
+    ["", "", "", "", "", "", "", ""],
+    ["Region", "2022", "2023", "", "", "Region", "2022", "2023"],
+    ["North", "1,200", "1,350", "", "", "North", "120", "128"],
+    ["South", "980", "1,010", "", "", "South", "95", "97"],
+    ["East", "1,430", "1,520", "", "", "East", "140", "151"],
+    ["Total", "3,610", "3,880", "", "", "Total", "355", "376"],
+])  # fmt: skip
+
+
+def test_tables_side_by_side_are_two_blocks_each_with_its_own_caption() -> None:
+    blocks = detect_blocks(SIDE_BY_SIDE)
+    assert [(b.r0, b.c0, b.r1, b.c1) for b in blocks] == [(2, 0, 6, 2), (2, 5, 6, 7)]
+    heads = locate(SIDE_BY_SIDE, "What was the headcount in the South in 2022?")
+    assert heads.title == "Table 2. Headcount by region" and heads.text[2] == ["South", "95", "97"]
+    sales = locate(SIDE_BY_SIDE, "What were sales in the East in 2023?")
+    assert sales.title == "Table 1. Sales by region ($ thousands)" and sales.n_cols == 3
+    assert "the sheet holds 2 tables" in sales.warnings[-1]
