@@ -193,13 +193,15 @@ class CaptionUnit:
             words = set(_label_words(label))
             return bool(words & COUNTED) and words <= COUNTED | _COUNT_QUALIFIERS
 
-        def sample(label: str) -> bool:
-            words = set(_label_words(label))
-            return bool(words & _SAMPLE_NOUNS) and words <= _SAMPLE_WORDS
-
         if self.unit == "percent":
-            return any(sample(label) for label in labels)
+            return any(is_sample_size(label) for label in labels)
         return self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels)
+
+
+def is_sample_size(label: str) -> bool:
+    """A sample size's label (`n`, `Sample size`, `Unweighted base`, `Number of respondents`)."""
+    words = set(_label_words(label))
+    return bool(words & _SAMPLE_NOUNS) and words <= _SAMPLE_WORDS
 
 
 _SPELLED_OUT = {"eps": ("earnings", "per", "share")}

@@ -2554,3 +2554,12 @@ def test_a_count_of_what_the_other_side_measures_is_no_count() -> None:
                         ["2003", "41", "15"]])
     plan, _ = run(table, "How many goals had he accumulated over 10 years?")
     assert plan.operation != "count"
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How many respondents aged 45 to 64 were surveyed?", "689"),  # the sample size, `n`
+    ("What percentage of respondents aged 45 to 64 strongly agreed?", "9"),
+])
+def test_respondents_surveyed_name_the_sample_size(question: str, answer: str) -> None:
+    plan, _ = run(AGREEMENT, question)
+    assert plan.answer == [answer]

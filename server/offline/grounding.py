@@ -47,7 +47,7 @@ from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
-from celltrace.shared.units import parse_unit
+from celltrace.shared.units import is_sample_size, parse_unit
 
 _AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
@@ -86,6 +86,8 @@ question names a year and no shorter period: `net income in 2017` is the year's,
 (`Three months ended December 31` repeats the year)."""
 _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
 
+_SURVEYED = frozenset(label_tokens("respondents surveyed sampled interviewed sample"))
+"""Question words that name a survey's sample size (`n`, `Sample size`)."""
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
@@ -210,6 +212,11 @@ class Grounder:
         """Where the question names a yes/no line (`polarity`)."""
         self._match_polar()
         self._match_change_words(label_nodes)
+        sampled = {st: 1.0 for _, st in self.qwords if st in _SURVEYED}
+        if sampled:  # `how many respondents were surveyed` names the sample size, `n`
+            for nid, n in label_nodes.items():
+                if is_sample_size(n.text):
+                    self._also_match(nid, sampled)
         if _ASKS_RATE.search(self.qnorm) and not any("rate" in m for m in self._match.values()):
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
