@@ -2563,3 +2563,23 @@ def test_a_count_of_what_the_other_side_measures_is_no_count() -> None:
 def test_respondents_surveyed_name_the_sample_size(question: str, answer: str) -> None:
     plan, _ = run(AGREEMENT, question)
     assert plan.answer == [answer]
+
+
+BANK = Table(text=[
+    ["", "Q1 2024", "Q2 2024", "Q3 2024", "Q4 2024", "FY 2024"],
+    ["Net interest income", "2,410", "2,455", "2,502", "2,560", "9,927"],
+    ["Non-interest income", "1,380", "1,420", "1,395", "1,460", "5,655"],
+    ["Total revenue", "3,790", "3,875", "3,897", "4,020", "15,582"],
+    ["Net income", "980", "1,040", "1,010", "1,060", "4,090"],
+])
+
+
+def test_a_half_no_line_shows_is_the_sum_of_its_quarters() -> None:
+    plan, _ = run(BANK, "What was non-interest income in the first half of 2024?")
+    assert (plan.operation, plan.answer) == ("sum", ["2,800"])
+
+
+def test_a_label_said_only_inside_a_longer_one_is_no_operand() -> None:
+    """`net interest income` holds the words of `Net income`, which the question never says."""
+    plan, _ = run(BANK, "What percentage of total revenue in 2024 was net interest income?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["63.7%"])

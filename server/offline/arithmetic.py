@@ -17,10 +17,10 @@ from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
     Plan,
+    asked_periods,
     headers_for,
     interim_period,
     is_period_label,
-    is_quarter_label,
     label_month,
     label_year,
     line_year,
@@ -32,7 +32,7 @@ from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
-from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.numbers import is_year_text
 
 
@@ -52,11 +52,13 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     periods = [k for k in best if label_year(k) is None]
     out = sorted(((question_position(g, ln.label), ln) for k, ln in best.items()  # type: ignore[arg-type]
                   if not _within_a_period(k, periods)), key=lambda x: x[0])
-    # drop labels the question says only inside a longer mentioned label ("revenue" inside "cargo
-    # revenue"; not in "percentage of revenue was cost of revenue")
+    # drop labels the question says only inside a longer mentioned label: one holding their text, or
+    # all their words when the question quotes it ("revenue" inside "cargo revenue", "net income"
+    # inside "net interest income"; not in "percentage of revenue was cost of revenue")
     keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
-    return [x for x, k in zip(out, keys, strict=True)
-            if not compose.said_only_inside(g.qnorm, k, [o for o in keys if k != o and k in o])]
+    held = {k: set(ops.words(k)) for k in keys}
+    return [x for x, k in zip(out, keys, strict=True) if not compose.said_only_inside(g.qnorm, k, [
+        o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
 
 
 def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
@@ -228,8 +230,8 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
 def solve_classes(g: Grounder) -> Plan | None:
     """The sum over sibling classes that together make the interval the question words (`fewer than
     10 employees` over `1 to 4 employees` and `5 to 9 employees`; `aged 35 to 64` over three age
-    groups; `the first quarter of 2024` over January to March where no line is that quarter), on
-    lines whose figures add up (`_additive`). None when one label names the interval (a lookup),
+    groups; `the first quarter of 2024` over January to March, `the first half` over two quarters),
+    on lines whose figures add up (`_additive`). None when one label names the interval (a lookup),
     the title words it (the population of the whole table: `household population aged 12 to 79`) or
     no classes make it. Each class is asked as a lookup of its own (`Plan.parts`)."""
     found = intervals.asked(g.q)
@@ -238,17 +240,23 @@ def solve_classes(g: Grounder) -> Plan | None:
             return None
         return _sum_of_classes(g, *found, intervals.interval)
     said = period_phrases(g.qnorm)
-    if len(g.q_periods) != 1 or len(said) != 1 or any(
-            is_quarter_label(n.text) or interim_period(n.text) for ln in g.rows + g.cols for n in ln.path):
+    if len(g.q_periods) != 1 or len(said) != 1:
         return None
     months = PERIOD_MONTHS.get(next(iter(g.q_periods)))
 
-    def month(text: str) -> intervals.Interval | None:
+    def months_of(text: str) -> intervals.Interval | None:
+        """The months a month or period label covers (`March`, `Q2 2024`, `Three Months Ended June
+        30`), within the year the question names."""
         named = label_month(text)
-        if named is None or (named[1] is not None and g.q_years and named[1] not in g.q_years):
+        if named is not None:
+            return None if named[1] is not None and g.q_years and named[1] not in g.q_years else (
+                named[0], named[0])
+        periods = {p} if (p := interim_period(text)) else asked_periods(normalise_text(text))
+        years = set(YEAR.findall(text))
+        if len(periods) != 1 or (years and g.q_years and not years & g.q_years):
             return None
-        return named[0], named[0]
-    return None if months is None else _sum_of_classes(g, months, said[0], month)
+        return PERIOD_MONTHS.get(next(iter(periods)))
+    return None if months is None else _sum_of_classes(g, months, said[0], months_of)
 
 
 PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1": (1, 6), "9m": (1, 9)}
@@ -604,7 +612,8 @@ def span_parts(q: str, operands: list[Line], words: tuple[str, ...]) -> list[str
 
 
 def _year_named(line: Line) -> str | None:
-    """The one year the line's innermost label naming any says (`Population, 2021`, `2019 > %`)."""
+    """The year of the line's innermost label that names one (`Population, 2021`, `2019 > %`); None
+    when it names none or several."""
     found = next((found for n in reversed(line.path) if (found := YEAR.findall(n.text))), [])
     return found[0] if len(found) == 1 else None
 

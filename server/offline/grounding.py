@@ -88,6 +88,7 @@ _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+en
 
 _SURVEYED = frozenset(label_tokens("respondents surveyed sampled interviewed sample"))
 """Question words that name a survey's sample size (`n`, `Sample size`)."""
+
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""

@@ -1,11 +1,14 @@
 """Intent: which operation the question's wording and the table's structure ask for.
 
-Detection is ordered: union (`either A or B`) → pair choice (`A or B`) → ranking (`which … highest`,
+Detection is ordered: classes that make a range (`fewer than 10 employees`, `the first quarter` over
+months) → a count (`in how many years was inflation above 2 percent`) → union (`either A or B`) →
+pair choice (`A or B`) → ranking (`which … highest`,
 `top 3`) → a derived measure the question names (`gross margin`, `current ratio`) → growth, share,
 ratio, difference, average, sum → lists (`respectively`, `what were A and B`) → lookup. An
 operation word counts only when it is not part of the best cell's own labels or the title
 (`average age`); an average word not when a label of the table holds it (`mean`, `national
-average`: it names that line); a difference not when the best cell already is a change (`% change`).
+average`: it names that line); a difference not when the best cell already is a change (`% change`),
+unless that change is in percent and the question asks how much.
 Each operation returns None when its operands are not found; every plan found is a candidate, and
 the solver lets the calibrated confidence model choose among them (`solver`).
 """

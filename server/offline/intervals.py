@@ -121,20 +121,19 @@ def _numbers(text: str) -> list[int]:
 
 def tiling(wanted: Interval, classes: Sequence[tuple[Interval, T]]) -> list[T] | None:
     """The fewest classes (each starting where the one before ends) that together make exactly
-    `wanted`, in order; None when none do. A wanted interval from 0 (`under 10`)
-    starts at the lowest class; a class ending at the next one's first number (`25,000 to 50,000`)
-    meets it."""
+    `wanted`, in order; None when none do. A wanted interval from 0 (`under 10`) starts at the
+    lowest class; a class ending at the next one's first number (`25,000 to 50,000`) meets it."""
     lowest = min((iv[0] for iv, _ in classes), default=None)
     start = lowest if wanted[0] == 0 and lowest is not None and lowest <= 1 else wanted[0]
-    paths: list[tuple[int | None, list[T]]] = [(start, [])]
+    paths: dict[int, list[T]] = {start: []}  # by the last number reached: one path each (bounded)
     for _ in range(len(classes)):
-        grown: list[tuple[int | None, list[T]]] = []
-        for edge, chosen in paths:
+        grown: dict[int, list[T]] = {}
+        for edge, chosen in paths.items():
             for (lo, hi), item in classes:
-                if edge is not None and lo in (edge, edge + 1 if chosen else edge) and item not in chosen:
+                if lo in (edge, edge + 1 if chosen else edge) and item not in chosen:
                     if hi == wanted[1] or (hi is not None and wanted[1] is not None and hi == wanted[1] + 1):
                         return [*chosen, item]
                     if hi is not None and (wanted[1] is None or hi < wanted[1]):
-                        grown.append((hi, [*chosen, item]))
+                        grown.setdefault(hi, [*chosen, item])
         paths = grown
     return None
