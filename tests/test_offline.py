@@ -2583,3 +2583,20 @@ def test_a_label_said_only_inside_a_longer_one_is_no_operand() -> None:
     """`net interest income` holds the words of `Net income`, which the question never says."""
     plan, _ = run(BANK, "What percentage of total revenue in 2024 was net interest income?")
     assert (plan.operation, plan.answer) == ("percent_of", ["63.7%"])
+
+
+CROPS = Table(text=[
+    ["Crop", "2022", "2023"], ["Corn for grain", "79,207", "86,513"], ["Soybeans", "86,164", "82,356"],
+    ["Wheat, winter", "25,120", "26,010"], ["Wheat, spring", "10,371", "11,070"],
+    ["Total, all crops", "200,862", "205,949"],
+])
+
+
+def test_a_label_named_by_its_head_alone_is_an_operand() -> None:
+    plan, _ = run(CROPS, "What was the total area of corn and soybeans in 2023?")
+    assert (plan.operation, plan.answer) == ("sum", ["168,869"])
+
+
+def test_a_head_two_labels_share_names_neither() -> None:
+    plan, _ = run(CROPS, "What was the total area of wheat and soybeans in 2023?")
+    assert plan.answer != ["108,366"]  # `wheat` is winter or spring wheat: not one line

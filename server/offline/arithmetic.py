@@ -38,13 +38,16 @@ from celltrace.shared.numbers import is_year_text
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
 def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
-    """Lines whose innermost label is fully mentioned, with the label's position in the question;
-    of lines with the same label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months
-    Ended`), the best-scored one (the first on ties)."""
+    """Lines whose innermost label is fully mentioned, or named by its head alone (`_unique_heads`:
+    `corn` for `Corn for grain`), with the label's position in the question; of lines with the same
+    label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months Ended`), the best-scored
+    one (the first on ties)."""
     best: dict[str, Line] = {}
+    heads = _unique_heads(lines)
     for ln in lines:
         lab = ln.label
-        if lab is None or g.mention(lab) < 0.99:
+        if lab is None or (g.mention(lab) < 0.99 and not (
+                lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
             continue
         key = normalise_text(lab.text)
         if key not in best or g.line_score(ln) > g.line_score(best[key]):
@@ -59,6 +62,23 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     held = {k: set(ops.words(k)) for k in keys}
     return [x for x, k in zip(out, keys, strict=True) if not compose.said_only_inside(g.qnorm, k, [
         o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
+
+
+_QUALIFIED = re.compile(r"^([^,(]+?)(?:\s*,\s*|\s+for\s+|\s*\()")
+"""A label's head before its qualifier (`Wheat, all`, `Corn for grain`, `Ontario (ON)`)."""
+
+
+def _unique_heads(lines: list[Line]) -> dict[int, str]:
+    """By label node: the head of a qualified label (`corn` of `Corn for grain`) when no other
+    line's label says its words and it is no total (`Total, all industries`)."""
+    heads: dict[int, str] = {}
+    for ln in lines:
+        m = _QUALIFIED.match(normalise_text(ln.label.text)) if ln.label is not None else None
+        if m and ln.label is not None and not is_aggregate(ln) and label_tokens(m.group(1)):
+            heads[ln.label.id] = m.group(1).strip()
+    said = [set(label_tokens(ln.label.text)) for ln in lines if ln.label is not None]
+    return {nid: head for nid, head in heads.items()
+            if sum(set(label_tokens(head)) <= toks for toks in said) == 1}
 
 
 def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
