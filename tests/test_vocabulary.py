@@ -245,3 +245,15 @@ def test_an_adjective_reads_the_quantity_it_measures(quantity: str, word: str) -
     else:
         question, want = f"How {word} is the third type?", "1.9"
     assert solve(question, graph, infer_headers(graph), None).answer == [want]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("By how much did contracted services exceed the budget?", "$35,900"),
+    ("How much was underspent on supplies?", "$7,700"),
+])
+def test_a_budget_variance_is_actual_against_budget(question: str, answer: str) -> None:
+    cells = [["Expense category", "Budget", "Actual"], ["Contracted services", "$420,000", "$455,900"],
+             ["Supplies", "$96,000", "$88,300"]]
+    graph = CellGraph(Table(text=cells, merges=[]))
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("measure", [answer])
