@@ -1,8 +1,9 @@
 """Find the table block(s) in a sheet's used range: captions above, notes below, several tables.
 
 A sheet as people keep it holds more than one grid: a title line and a unit line above the table,
-blank separator rows, notes and sources under it, sometimes a second table further down. The used
-range is cut into runs of non-blank rows; within and across runs:
+blank separator rows, notes and sources under it, sometimes a second table further down or beside
+it. Tables side by side are first cut apart at blank columns (`column_bands`); each band's used
+range is then cut into runs of non-blank rows; within and across runs:
 
 * a *line* row holds one label starting in the first used column (a title, a caption such as
   `(in millions)`, a note, a source), or a note set out in two cells, its mark and its text
