@@ -20,7 +20,7 @@ from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
-from celltrace.shared.graph import Node, normalise_text, words
+from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
 
@@ -231,10 +231,6 @@ def solve_extreme(g: Grounder) -> Plan | None:
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
-_REFERENCE_WORDS = frozenset({"average", "total", "overall", "all", "whole", "mean", "median"})
-"""Words of a line a count compares the members with (`OECD average`), never one of them."""
-
-
 def solve_count(g: Grounder) -> Plan | None:
     """How many members meet a condition (`in how many years was inflation above 2 percent`, `how
     many provinces saw employment fall`, `how many countries were above the OECD average`): the
@@ -248,8 +244,8 @@ def solve_count(g: Grounder) -> Plan | None:
         return None  # over size classes: a sum of classes, not a count
     noun, way, bound, against = condition
     if against == "aggregate":  # the members are the reference line's siblings
-        refs = [ln for ln in g.rows + g.cols if ln.label is not None and g.mention(ln.label) > 0 and (
-            is_aggregate(ln) or _REFERENCE_WORDS & set(words(ln.label.text)))]
+        refs = [ln for ln in g.rows + g.cols
+                if ln.label is not None and g.mention(ln.label) > 0 and is_aggregate(ln)]  # `OECD average`
         if not refs:
             return None
         ref = max(refs, key=lambda ln: (g.mention(ln.label), g.line_score(ln)))  # type: ignore[arg-type]
@@ -269,7 +265,7 @@ def solve_count(g: Grounder) -> Plan | None:
     measured = g.cols if axis == "row" else g.rows
     if set(label_tokens(noun)) & {t for ln in measured for n in ln.path for t in label_tokens(n.text)}:
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
-    vals = [v for v in _values(g, axis, fixed) if not _REFERENCE_WORDS & set(words(v[1].text))]
+    vals = _values(g, axis, fixed)  # aggregate members (`OECD average`) left out
     named = [label for _, label, _ in vals if g.mention(label) >= NAMED_MEMBER and label.id not in g.soft]
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
