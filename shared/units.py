@@ -221,12 +221,15 @@ def _base(word: str) -> str:
 def caption_unit(caption: str | None) -> CaptionUnit | None:
     """The unit of a caption: a line, a parenthesis or bracket, or a `;` clause that is a unit phrase,
     maybe with an `except ...` clause (`(in millions, except per share data)` → millions, exempt
-    `per share`; `[Billions of dollars] Seasonally adjusted`; `Thousands of persons; not adjusted`)."""
+    `per share`; `[Billions of dollars] Seasonally adjusted`; `Thousands of persons; not adjusted`),
+    else a comma clause of one (`(Unaudited, in thousands)`, `(in thousands, unless otherwise noted)`)."""
     if not caption:
         return None
     lines = caption.splitlines()
     clauses = [p for line in lines if ";" in line for p in line.split(";")]
-    parts = [*_BRACKETED.findall(caption), *lines, *clauses]
+    bracketed = _BRACKETED.findall(caption)
+    commas = [p for part in (*bracketed, *lines) if "," in part for p in part.split(",")]
+    parts = [*bracketed, *lines, *clauses, *commas]
     for part in parts:
         text = normalise_text(part)
         exempt: tuple[str, ...] = ()

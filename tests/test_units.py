@@ -109,6 +109,15 @@ def test_caption_unit_with_an_except_clause() -> None:
     assert caption_unit("(Dollars in thousands)").unit == "$ thousands"  # type: ignore[union-attr]
 
 
+def test_a_caption_unit_may_be_one_comma_clause_of_a_parenthesis() -> None:
+    for text, unit in (("(Unaudited, in thousands)", "thousands"), ("(in millions, unaudited)", "millions"),
+                       ("($ in millions, unless otherwise stated)", "$ millions")):
+        caption = caption_unit(f"Reconciliation of net income to adjusted EBITDA\n{text}")
+        assert caption is not None and caption.unit == unit, text
+    assert caption_unit("Table 3: Revenue, by segment") is None
+    assert caption_unit("(Unaudited)") is None
+
+
 def test_caption_unit_in_brackets_or_a_semicolon_clause() -> None:
     bracketed = caption_unit("Table 1.1.5. Gross Domestic Product\n[Billions of dollars] Seasonally adjusted")
     assert bracketed is not None and bracketed.unit == "$ billions"
