@@ -20,6 +20,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
     spelled_later,
     spelled_years,
+    whole_table_words,
 )
 from celltrace.server.offline.intent import candidates
 from celltrace.server.offline.lexicon import (
@@ -2367,6 +2368,8 @@ def test_after_the_last_year_shown_is_the_thereafter_column() -> None:
     assert spelled_later("due after 2028", labels) == "due Thereafter"
     assert spelled_later("due after 2027", labels) == "due after 2027"
     assert spelled_later("due after 2028", ["2027", "2028"]) == "due after 2028"
+    # a schedule's periods can be spans: `2027-2028` ends at 2028
+    assert spelled_later("due after 2028", ["2024", "2025-2026", "2027-2028", "Thereafter"]) == "due Thereafter"
 
 
 def test_a_year_over_its_currency_and_scale_is_a_year_column() -> None:
@@ -2600,3 +2603,107 @@ def test_a_label_named_by_its_head_alone_is_an_operand() -> None:
 def test_a_head_two_labels_share_names_neither() -> None:
     plan, _ = run(CROPS, "What was the total area of wheat and soybeans in 2023?")
     assert plan.answer != ["108,366"]  # `wheat` is winter or spring wheat: not one line
+
+
+OBLIGATIONS = Table(
+    text=[["", "Total", "2024", "2025-2026", "2027-2028", "Thereafter"],
+          ["Long-term debt", "5,200", "400", "1,100", "1,500", "2,200"],
+          ["Operating leases", "960", "180", "320", "230", "230"],
+          ["Purchase obligations", "2,140", "1,620", "430", "90", "0"],
+          ["Total", "8,300", "2,200", "1,850", "1,820", "2,430"]],
+    title="Contractual obligations as of December 31, 2023")
+
+
+def test_all_of_what_the_title_names_is_the_whole_table() -> None:
+    """`all contractual obligations` under that title is the total line, not `Purchase obligations`
+    (which shares a word); a label holding the words keeps them (`All state agencies`)."""
+    plan, _ = run(OBLIGATIONS, "What is the total of all contractual obligations?")
+    assert plan.answer == ["8,300"]
+    assert whole_table_words("the total of all contractual obligations", OBLIGATIONS.title or "")
+    assert not whole_table_words("the total of all obligations due in 2024", "Debt maturities")
+    agencies = Table(text=[["", "FY 2019"], ["All state agencies", "2,767"], ["Health agencies", "676"]],
+                     title="R&D expenditures by state agencies")
+    plan, _ = run(agencies, "What were R&D expenditures by all state agencies in FY 2019?")
+    assert plan.answer == ["2,767"]
+
+
+def test_a_period_span_ends_a_schedule_before_its_thereafter_column() -> None:
+    plan, _ = run(OBLIGATIONS, "How much of the purchase obligations are due after 2028?")
+    assert plan.answer == ["0"]
+
+
+OPERATING_STATS = Table(text=[
+    ["", "2023", "2022", "Increase/(Decrease)"],
+    ["Revenue passenger miles (millions)", "241,200", "206,800", "16.6 %"],
+    ["Available seat miles (millions)", "291,300", "262,100", "11.1 %"],
+    ["Average fuel price per gallon", "3.01", "3.63", "(17.1) %"],
+    ["Fuel gallons consumed (millions)", "4,212", "3,870", "8.8 %"],
+])
+
+
+def test_a_change_column_gives_the_change_of_the_latest_year() -> None:
+    """Beside `2023 | 2022`, an `Increase/(Decrease)` column with no year of its own is 2023's change
+    (in percent); the amount of the change is computed from the two years."""
+    plan, _ = run(OPERATING_STATS, "By what percentage did revenue passenger miles increase in 2023?")
+    assert plan.answer == ["16.6 %"]
+    plan, _ = run(OPERATING_STATS, "How much did revenue passenger miles increase in 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["34,400"])
+    plan, _ = run(OPERATING_STATS, "What were available seat miles in 2023?")
+    assert plan.answer == ["291,300"]
+
+
+def test_consumption_is_read_in_a_label_saying_consumed() -> None:
+    assert match_words("Fuel gallons consumed (millions)", content_words("fuel consumption")) == {
+        "fuel": 1.0, "consumpt": 0.8}
+    plan, _ = run(OPERATING_STATS, "How much did fuel consumption increase in 2023 compared with 2022?")
+    assert plan.answer == ["342"]
+
+
+def test_how_many_percentage_points_higher_compares_two_operands() -> None:
+    prevalence = Table(text=[["Age group", "Males", "Females"], ["Total, 12 and older", "8.9", "7.1"],
+                             ["65 and older", "22.1", "16.3"]], title="Prevalence of diabetes (percent)")
+    plan, _ = run(prevalence, "How many percentage points higher was the prevalence among males than "
+                              "females aged 65 and older?")
+    assert (plan.operation, plan.answer) == ("diff", ["5.8"])
+    compared = ops.COMPARED_BY.match("how many percentage points higher was it")
+    assert compared is not None and compared.group(1) == "higher"
+    assert not ops.asks_comparison_amount("what share was 5 percent higher than in 2010 or 2011?")
+
+
+CASH_FLOWS = Table(text=[
+    ["", "2023", "2022", "2021"],
+    ["Net cash provided by operating activities", "60,710", "53,350", "47,550"],
+    ["Net cash used in investing activities", "(40,500)", "(15,200)", "(18,500)"],
+])
+
+
+def test_cash_used_shown_negative_ranks_by_its_size() -> None:
+    plan, _ = run(CASH_FLOWS, "In which year was net cash used in investing activities the highest?")
+    assert plan.answer == ["2023"]
+    plan, _ = run(CASH_FLOWS, "In which year was net cash used in investing activities the lowest?")
+    assert plan.answer == ["2022"]
+
+
+COMBINED_RATIO = Table(text=[["", "2023", "2022"], ["Loss ratio", "69.0", "71.4"],
+                             ["Expense ratio", "28.0", "28.1"], ["Combined ratio", "97.0", "99.5"]])
+
+
+def test_a_word_a_label_holds_asks_no_sum_and_improved_asks_the_size_of_the_change() -> None:
+    """`combined` names `Combined ratio` (no sum of lines); a ratio that `improved` fell, and the
+    improvement asked is the size of the change."""
+    plan, _ = run(COMBINED_RATIO, "What was the combined ratio in 2022?")
+    assert (plan.operation, plan.answer) == ("lookup", ["99.5"])
+    plan, _ = run(COMBINED_RATIO, "By how many points did the combined ratio improve in 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["2.5"])
+    assert not ops.UNSIGNED_CHANGE.search("how many percent did improvements to research space comprise")
+
+
+def test_which_province_ranks_provinces_only() -> None:
+    """`which province` leaves out the country and the territories; `province or territory` keeps
+    the territories."""
+    rates = Table(text=[["", "rate"], ["Canada", "1.8"], ["Ontario", "1.2"], ["Manitoba", "4.1"],
+                        ["Saskatchewan", "3.8"], ["Yukon", "6.0"], ["Nunavut", "9.5"]])
+    plan, _ = run(rates, "Which province had the highest rate?")
+    assert plan.answer == ["Manitoba"]
+    plan, _ = run(rates, "Which province or territory had the highest rate?")
+    assert plan.answer == ["Nunavut"]

@@ -210,19 +210,31 @@ def test_a_precision_column_is_read_only_when_the_question_names_it(label: str) 
 @pytest.mark.parametrize("category", sorted(vocabulary()["categories"]))
 def test_each_category_ranks_its_members_not_another_axis(category: str) -> None:
     """`which gender …` on rows of age groups and of sexes: the sexes are compared (their labels
-    never say `gender`), by row or by a column group above `percent`."""
+    never say `gender`), by row or by a column group above `percent`; the same for each category
+    with two of its members (`which province`: Newfoundland and Labrador, B.C.)."""
+    members = vocabulary()["categories"][category]
+    low, high = members[0], members[-1]
     rows = Table(text=[["characteristic", "arthritis"], ["15 to 54", "12.0"], ["55 and older", "41.5"],
-                       ["men", "15.2"], ["women", "22.9"]])
+                       [low, "15.2"], [high, "22.9"]])
     graph = CellGraph(rows)
     plan = solve(f"in 2012, which {category} had a higher proportion with arthritis?", graph,
                  infer_headers(graph), None)
-    assert plan.answer == ["women"]
-    cols = Table(text=[["group", "men", "", "women", ""], ["", "percent", "from", "percent", "from"],
+    assert plan.answer == [high]
+    cols = Table(text=[["group", low, "", high, ""], ["", "percent", "from", "percent", "from"],
                        ["donors", "40.1", "38.0", "45.3", "43.1"],
                        ["volunteers", "38.0", "36.2", "36.4", "34.0"]],
                  merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
     graph = CellGraph(cols)
     plan = solve(f"which {category} was more likely to be donors?", graph, infer_headers(graph), None)
+    assert plan.answer == [high]
+
+
+def test_a_category_reads_its_members_through_same_words() -> None:
+    """`which gender`: `women` is `female` (`[same_words]`)."""
+    rows = Table(text=[["characteristic", "arthritis"], ["15 to 54", "12.0"], ["55 and older", "41.5"],
+                       ["men", "15.2"], ["women", "22.9"]])
+    graph = CellGraph(rows)
+    plan = solve("in 2012, which gender had a higher proportion with arthritis?", graph, infer_headers(graph), None)
     assert plan.answer == ["women"]
 
 

@@ -24,6 +24,7 @@ from celltrace.server.offline.grounding import (
     label_month,
     label_year,
     line_year,
+    names_a_size,
     period_phrases,
     question_position,
     ranked_cells,
@@ -184,11 +185,9 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     against the previous year's (a decrease: the previous minus the year). Only when the question
     asks the amount of the change (`how much did … increase`, `what was the change in …`, `by what
     percentage did … increase`, `the growth rate of …`); `rose to` asks the level reached."""
-    change = stems(CHANGE_LABELS)
     asks_amount = _CHANGE_AMOUNT.search(g.qnorm) or (op == "growth" and ops.asks_growth(g.q))
     years = g.q_years or (_latest_year(g) if _YEAR_BEFORE.search(g.qnorm) else frozenset())
-    if len(years) != 1 or not asks_amount or _TO_LEVEL.search(g.qnorm) or any(
-            set(label_tokens(n.text)) & change for ln in g.rows + g.cols for n in ln.path):
+    if len(years) != 1 or not asks_amount or _TO_LEVEL.search(g.qnorm) or _gives_asked_change(g):
         return None
     (year,) = years
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
@@ -216,6 +215,31 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
                 plan.parts = [f"{bare} in {line_year(ln)}" for ln in chosen]
         return plan
     return None
+
+
+def _gives_asked_change(g: Grounder) -> bool:
+    """Some line of the table gives the change asked: any change line, but a percent change line
+    does not give the amount of a change (`how much did RPMs increase in 2023` beside
+    `Increase/(Decrease)` in percent)."""
+    change = stems(CHANGE_LABELS)
+    absolute = asks_absolute_change(g)
+    for lines, other in ((g.rows, g.cols), (g.cols, g.rows)):
+        for ln in lines:
+            if not any(set(label_tokens(n.text)) & change for n in ln.path):
+                continue
+            cells = [value_cell(g.graph, ln, o) if ln.axis == "row" else value_cell(g.graph, o, ln)
+                     for o in other]
+            if not (absolute and percentages([ln], [c for c in cells if g.h.is_data(c)])):
+                return True
+    return False
+
+
+_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b")
+
+
+def asks_absolute_change(g: Grounder) -> bool:
+    """The question asks how much or how many with no percent, rate or growth word: an amount."""
+    return bool(_AMOUNT.search(g.qnorm)) and not {"percent", "rate"} & g.qtoks and not ops.asks_growth(g.q)
 
 
 _YEAR_BEFORE = re.compile(
@@ -515,6 +539,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
     if sizes:
         nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
+    if op == "diff" and len(nums) == 2 and nums[0].value < nums[1].value and ops.UNSIGNED_CHANGE.search(
+            g.qnorm):
+        nums = nums[::-1]  # `improved` by 2.5 points: the size of the change (operands keep their order)
     if op in ("percent_of", "ratio") and len(nums) == 2 and nums[0].value * nums[1].value < 0:
         nums = [dataclasses.replace(n, value=-n.value) if n.value < 0 and _shown_negative(ln) else n
                 for n, ln in zip(nums, chosen, strict=True)]
@@ -526,14 +553,6 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,
                 round(conf, 3), f"{op} of {len(nodes)} cells along {axis}s", computed=computed,
                 stats={"operands": float(len(nodes)), "operand_coverage": cov})
-
-
-def names_a_size(lines: list[Line]) -> bool:
-    """A label of the lines names a size that statements show negative (`[magnitudes]` of the
-    vocabulary file: a loss, cash used) and none its opposite (`income`, `gain`)."""
-    words = vocabulary()["magnitudes"]
-    labels = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
-    return bool(labels & stems(tuple(words["words"]))) and not labels & stems(tuple(words["opposite"]))
 
 
 def _shown_negative(line: Line) -> bool:
@@ -690,11 +709,11 @@ def asks_total_over_span(q: str) -> bool:
 _IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")
 
 
-def joined(q: str) -> bool:
-    """An explicit aggregate over listed items: `sum`/`combined`/`altogether`, or `total`,
-    `together`, `totally` with `… and …`."""
+def joined(q: str, named: frozenset[str] = frozenset()) -> bool:
+    """An explicit aggregate over listed items: `sum`/`combined`/`altogether` (unless a label holds
+    the word, `named`: `Combined ratio`), or `total`, `together`, `totally` with `… and …`."""
     w = set(ops.words(q))
-    return bool(w & {"sum", "combined", "altogether"}) or bool(
+    return bool(w & {"sum", "combined", "altogether"} - named) or bool(
         w & {"total", "together", "totally"} and "and" in w)
 
 

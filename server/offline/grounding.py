@@ -116,7 +116,7 @@ not `percent change in incarceration rate`; `how much did the index increase` is
 CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation")
 """Words of the labels of a line that gives a change (`% change`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
-                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down))\w*")
+                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")
 """Wording that asks for a change (`how much did it increase`, `the difference`, `edged up`)."""
 REACHED = re.compile(ASKS_CHANGE.pattern + r"\s+(?:up\s+)?to\W*$")
 """`what did the rate increase to?`: the level reached, not the change."""
@@ -197,6 +197,11 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
+        whole = whole_table_words(self.qnorm, graph.table.title or "")
+        if whole and not any(whole <= set(label_tokens(t)) for t in texts):  # `the total of all
+            # contractual obligations` under that title: the table's whole, not a line's share
+            self.qwords = [w for w in self.qwords if w[1] not in whole]
+            self.qtoks = {s for _, s in self.qwords}
         compared = ops.COMPARED_BY.match(self.qnorm)
         if compared and ops.asks_comparison_amount(question):  # `how many more owner households than
             self.qwords = [w for w in self.qwords if w[0] != compared.group(1)]  # renter …`: `more`
@@ -237,6 +242,8 @@ class Grounder:
         q = self.qnorm
         asked = ops.asked_category(q)  # the answer's category: `which age group` → `age`
         self.asked_noun: str | None = next(iter(tokens(asked)), None) if asked else None
+        also = ops.asked_alternative(q)
+        self.asked_also: str | None = next(iter(tokens(also)), None) if also else None
         self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
         self._asks_precision = asks_precision(q)
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
@@ -331,6 +338,22 @@ class Grounder:
             toks = set(label_tokens(n.text))
             if said and toks & _CHANGE_STEMS and not toks - _CHANGE_STEMS - {"percent"}:
                 self._also_match(nid, said)
+        for line in self._latest_change_lines():
+            self._also_match(line.path[-1].id, {y: 1.0 for y in self.q_years})
+
+    def _latest_change_lines(self) -> list[Line]:
+        """`by what percentage did RPMs increase in 2023` beside `2023 | 2022 | Increase/(Decrease)`:
+        the question's one year is the latest a line shows, the year before it is shown too, so a
+        change line naming no year of its own gives that year's change."""
+        if len(self.q_years) != 1:
+            return []
+        (year,) = self.q_years
+        for lines in (self.rows, self.cols):
+            shown = {y for y in map(line_year, lines) if y is not None}
+            if shown and year == max(shown) and str(int(year) - 1) in shown:
+                return [ln for ln in lines if gives_change(ln) and ln.path
+                        and not any(YEAR.search(n.text) for n in ln.path)]
+        return []
 
     def _match_polar(self) -> None:
         """`Yes`/`No` under a characteristic the question names (two words of a label above it, or
@@ -601,6 +624,15 @@ def gives_change(line: Line) -> bool:
     return bool(_CHANGE_STEMS & _path_tokens(line))
 
 
+def names_a_size(lines: list[Line]) -> bool:
+    """A label of the lines names a size that statements show negative (`[magnitudes]` of the
+    vocabulary file: a loss, cash used) and none its opposite (`income`, `gain`)."""
+    words = vocabulary()["magnitudes"]
+    labels = {t for ln in lines for n in ln.path for t in label_tokens(n.text)}
+    return bool(labels & set(label_tokens(" ".join(words["words"])))) and not labels & set(
+        label_tokens(" ".join(words["opposite"])))
+
+
 def _operation_word(word: tuple[str, str], question: str) -> bool:
     """A question word that asks the change itself (`growth`, `increase`; `percent` of a growth
     rate)."""
@@ -636,6 +668,27 @@ _NEXT_TO_YEAR = re.compile(
     r"\b(?:the\s+)?year\s+(before|prior\s+to|preceding|after|following)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 
 
+_ALL = re.compile(r"\ball\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?")
+
+
+def whole_table_words(qnorm: str, title: str) -> set[str]:
+    """Stems of the words after `all` the title holds, when all of that phrase is the title's
+    (`the total of all contractual obligations` under `Contractual obligations as of …`): unless a
+    label holds them all (`All state agencies`), they name the table's whole population, so no
+    line's share of them (`Purchase obligations`) counts."""
+    title_stems = set(label_tokens(title))
+    out: set[str] = set()
+    for m in _ALL.finditer(qnorm):
+        run = []
+        for word in words(qnorm[m.end():]):
+            stems = label_tokens(word)
+            if not stems or not set(stems) <= title_stems:
+                break
+            run.extend(stems)
+        out.update(run)
+    return out
+
+
 def spelled_years(question: str) -> str:
     """The question with its years written out: a short fiscal year (`FY23` → `FY2023`) and the year
     next to a year (`the year before 2023` → `2022`, not 2023)."""
@@ -656,7 +709,7 @@ def spelled_later(question: str, labels: list[str]) -> str:
     """`due after 2028` where the table's years end at 2028 and a `Thereafter` column follows (a
     maturity schedule): the question names that column, not 2028's."""
     later = next((t.strip() for t in labels if _LATER_LABEL.match(normalise_text(t).strip(" :"))), None)
-    years = [int(y) for t in labels if (y := label_year(t)) is not None]
+    years = [int(y) for t in labels for y in YEAR.findall(normalise_text(t))]  # `2027-2028` ends at 2028
     if later is None or not years:
         return question
     return _AFTER_YEAR.sub(lambda m: later if int(m.group(1)) == max(years) else m.group(0), question)

@@ -21,6 +21,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
+    asks_absolute_change,
     asks_total_over_span,
     best_cell_names,
     joined,
@@ -33,6 +34,7 @@ from celltrace.server.offline.arithmetic import (
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     CHANGE_LABELS,
+    YEAR,
     Grounder,
     Plan,
     gives_change,
@@ -78,7 +80,9 @@ def candidates(g: Grounder) -> list[Plan]:
         return bool(hits) and not hits <= label_vocab
 
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
-    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not _relative_for_amount(g)
+    relative = _relative_for_amount(g)
+    computed_change = relative and not _change_line_names_span(g)
+    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not relative
     for op, test in (
         ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
@@ -87,12 +91,13 @@ def candidates(g: Grounder) -> list[Plan]:
          and not lookup_is_percent),
         ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES) or _per_unlabelled(g)),
         ("diff", lambda q: not names_change and (
-            (ops.has_phrase(q, ops.DIFF_PHRASES) and free(stems(ops.DIFF_PHRASES)))
+            (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
-        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q) or asks_total_over_span(q)),
+        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q, _label_words(g))
+         or asks_total_over_span(q)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -136,6 +141,11 @@ def _names_a_label(g: Grounder, phrase: str) -> bool:
     return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
 
 
+def _label_words(g: Grounder) -> frozenset[str]:
+    """The words of the table's header labels (`combined` of `Combined ratio`)."""
+    return frozenset(w for ln in g.rows + g.cols for n in ln.path for w in words(n.text))
+
+
 def _labels_hold(g: Grounder, wanted: frozenset[str]) -> bool:
     """Some header label of the table holds one of `wanted` (`national average`, `mean age`): the
     question's word names that line rather than asking for arithmetic."""
@@ -151,18 +161,24 @@ def _best_cell(g: Grounder) -> tuple[Line, Line, Node] | None:
     return row, col, value_cell(g.graph, row, col)
 
 
-_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b")
-
-
 def _relative_for_amount(g: Grounder) -> bool:
     """The best cell is a relative change (`% Change`, `Population percentage change`) but the
     question asks how much or how many (`by how much did Hardware revenue decline`, no percent or
     rate word): the change is computed between the periods, not read as a percentage."""
     best = _best_cell(g)
-    if best is None or {"percent", "rate"} & g.qtoks or ops.asks_growth(g.q) or not _AMOUNT.search(g.qnorm):
+    if best is None or not asks_absolute_change(g):
         return False
     row, col, node = best
     return any(gives_change(ln) and percentages([ln], [node]) for ln in (row, col))
+
+
+def _change_line_names_span(g: Grounder) -> bool:
+    """The best cell's change line names the years the question asks (`% change 2022 to 2023`): it
+    is the change asked, however worded; one naming no year (`Increase/(Decrease)`) is not."""
+    best = _best_cell(g)
+    return best is not None and bool(g.q_years) and any(
+        gives_change(ln) and g.q_years <= set(YEAR.findall(" ".join(n.text for n in ln.path)))
+        for ln in best[:2])
 
 
 def _lookup_is_a_count(g: Grounder) -> bool:

@@ -252,9 +252,10 @@ def one_typo(a: str, b: str) -> bool:
     return short[i:] == long[i + 1:]
 
 
-DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic")
+DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic", "pt")
 """English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
-`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `employ` ~ `employer`."""
+`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `employ` ~ `employer`, `consum` ~
+`consumpt` (consumed, consumption)."""
 
 
 def _derived(base: str, stem: str) -> bool:

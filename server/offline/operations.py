@@ -58,7 +58,8 @@ LESS_WORDS = _vocab(
 CHANGE_WORDS = (
     "change", "changed", "increase", "increased", "decrease", "decreased", "grow", "grew", "grown", "growth",
     "rise", "rose", "risen", "fall", "fell", "fallen", "drop", "dropped", "decline", "declined",
-    "add", "added", "gain", "gained", "lose", "lost", "shed",
+    "add", "added", "gain", "gained", "lose", "lost", "shed", "improve", "improved", "worsen", "worsened",
+    "deteriorate", "deteriorated",
 )
 """Words that ask how much a figure changed (`how much did the rate fall from 2019 to 2023`); not the
 plural nouns (`all sources showed increases from 2015 to 2016, how much in total …` is a lookup)."""
@@ -187,13 +188,14 @@ _HOW_MUCH_MORE = r"(?:more|fewer|less|higher|lower|larger|smaller|greater)"
 COMPARATIVE_THAN = re.compile(
     r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
     r"(?:\w+\s+){0,3}?than\b"
-    rf"|(?<=\bhow many |\bhow much ){_HOW_MUCH_MORE}\s+"
+    r"|(?:(?<=\bhow many |\bhow much )|(?<=\bmany points )|(?<=\bpercentage points )|(?<=\bmany percent ))"
+    rf"{_HOW_MUCH_MORE}\s+"
     r"(?:\S+\s+){0,10}?than\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
-`how many more` or `how much higher` the compared noun and verb may come first (`how many more
-households did California have than Texas`, `how much higher was median income in California than
-in Texas`)."""
+`how many more` or `how much higher` (also `how many percentage points higher`) the compared noun
+and verb may come first (`how many more households did California have than Texas`, `how much
+higher was median income in California than in Texas`)."""
 AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|how (?:many|much))\b")
 
 
@@ -206,7 +208,7 @@ def asks_comparison_amount(question: str) -> bool:
             and not asks_ranked_label(q) and " or " not in q)
 
 
-COMPARED_BY = re.compile(rf"^\s*how (?:many|much) ({_HOW_MUCH_MORE})\b")
+COMPARED_BY = re.compile(rf"^\s*how (?:many|much) (?:(?:percentage )?points? |percent )?({_HOW_MUCH_MORE})\b")
 """The comparative word opening `how many more … than …`."""
 
 
@@ -322,6 +324,11 @@ def asks_outflow(question: str) -> bool:
     return bool(OUTFLOW.search(question.lower()))
 
 
+UNSIGNED_CHANGE = re.compile(r"\b(?:improv(?:e[ds]?|ing)|worsen(?:s|ed|ing)?|deteriorat(?:e[ds]?|ing))\b")
+"""A change said as better or worse (`the combined ratio improved`): whether that is up or down
+depends on the figure, so its size is asked."""
+
+
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording); `or less`
     and `less than 5` bound a group (`high school diploma or less`), they ask no decrease."""
@@ -397,7 +404,7 @@ def asks_amount_not_choice(question: str) -> bool:
     return (amount and not asks_label(q) and direction(q) is None) or "respectively" in words(q)
 
 
-ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)")
+ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)(?:\s+or\s+([^\W\d_]+))?")
 """`which gender …`, `what province …`: the noun names the category of the answer, not a cell
 constraint (an embedding of it matches the category's members unevenly: `gender` ~ `males`)."""
 
@@ -406,6 +413,12 @@ def asked_category(question: str) -> str | None:
     """The noun right after which/what (None without one, or when it is a function word)."""
     m = ASKED_CATEGORY.search(question.lower())
     return m.group(1) if m and m.group(1) not in _FUNCTION_AFTER_WH else None
+
+
+def asked_alternative(question: str) -> str | None:
+    """The noun after `or` in `which province or territory`: its members are asked too."""
+    m = ASKED_CATEGORY.search(question.lower())
+    return m.group(2) if m and m.group(1) not in _FUNCTION_AFTER_WH else None
 
 
 _FUNCTION_AFTER_WH = frozenset({"is", "was", "were", "are", "had", "has", "have", "did", "does", "do",

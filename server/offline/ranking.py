@@ -15,6 +15,7 @@ from celltrace.server.offline.grounding import (
     headers_for,
     is_quarter_label,
     label_month,
+    names_a_size,
 )
 from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label
@@ -48,14 +49,14 @@ def _asked_axis(g: Grounder) -> str | None:
     if g.asked_noun is None:
         return None
     sides = (("row", g.rows), ("col", g.cols))
-    found = [axis for axis, lines in sides if _names_members(g, axis, lines, g.asked_noun)]
+    found = [axis for axis, lines in sides if _names_members(g, axis, lines)]
     return found[0] if len(found) == 1 else None
 
 
-def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
-    """The noun (a stem) names the members of `lines`: members of a category its labels never name
-    (`_category_lines`: years, age groups, the sexes), else a word of the labels above them."""
-    members = _category_lines(lines, noun)
+def _names_members(g: Grounder, axis: str, lines: list[Line]) -> bool:
+    """The asked noun (a stem) names the members of `lines`: members of a category its labels never
+    name (`_category_lines`: years, age groups, the sexes), else a word of the labels above them."""
+    members = _category_lines(g, lines)
     if members is not None:
         return len(members) >= 2
     above: set[str] = set()
@@ -63,7 +64,7 @@ def _names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool
         above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
         if axis == "row" and ln.label is not None:
             above.update(t for n in g.h.col_path(ln.label) for t in label_tokens(n.text))
-    return noun in above
+    return g.asked_noun in above
 
 
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -72,23 +73,25 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
     none or every one is)."""
     if g.asked_noun is None:
         return lines
-    inside = _category_lines(lines, g.asked_noun)
+    inside = _category_lines(g, lines)
     if inside is None:
         inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
     return inside if 2 <= len(inside) < len(lines) else lines
 
 
-def _category_lines(lines: list[Line], noun: str) -> list[Line] | None:
+def _category_lines(g: Grounder, lines: list[Line]) -> list[Line] | None:
     """For a category whose members' labels never name it (`_member_test`), the lines with a
     member label (their own or a parent's: `women > percent`); None for another noun."""
-    member = _member_test(noun)
+    member = _member_test(g)
     return None if member is None else [ln for ln in lines if any(member(n.text) for n in ln.path)]
 
 
-def _member_test(noun: str | None) -> Callable[[str], bool] | None:
-    """Whether a label is a member of the category `noun`: a year for `year`, an age range for `age`
-    (`15 to 24 years`, `65 and over`), a quarter or month label for `quarter` or `month`, a word of
-    the vocabulary's `[categories]` (`women` for `sex`); None for another noun."""
+def _member_test(g: Grounder) -> Callable[[str], bool] | None:
+    """Whether a label is a member of the asked category: a year for `year`, an age range for `age`
+    (`15 to 24 years`, `65 and over`), a quarter or month label for `quarter` or `month`, words of
+    the vocabulary's `[categories]` (`women` for `sex`; `which province or territory`: either's);
+    None for another noun."""
+    noun = g.asked_noun
     if noun == "year":
         return is_year_text
     if noun == "age":
@@ -100,6 +103,7 @@ def _member_test(noun: str | None) -> Callable[[str], bool] | None:
     words = category_members().get(noun or "")
     if words is None:
         return None
+    words |= category_members().get(g.asked_also or "", frozenset())
     return lambda text: bool(toks := label_tokens(text)) and set(toks) <= words
 
 
@@ -145,7 +149,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         for n in ln.path:
             ids.setdefault(normalise_text(n.text), set()).add(n.id)
     shared = set.intersection(*({n.id for n in ln.path} for ln in lines)) if lines else set()
-    member = _member_test(g.asked_noun) or (lambda _: False)
+    member = _member_test(g) or (lambda _: False)
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
         node = next((n for n in reversed(ln.path) if member(n.text)), None) or next(
@@ -189,7 +193,7 @@ def _values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     scored = g.best(lines)
     top = scored[0][0]
     if top > 0.2:
-        member = _member_test(g.asked_noun) or (lambda _: False)
+        member = _member_test(g) or (lambda _: False)
 
         def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
@@ -204,6 +208,8 @@ def _values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
     vals = _within_asked_years(g.qnorm, vals)
+    if vals and all(v[0] < 0 for v in vals) and names_a_size([fixed]):  # cash used shown `(40,500)`:
+        vals = [(-v, label, node) for v, label, node in vals]  # the most used is the largest size
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
     return vals
