@@ -17,6 +17,7 @@ from celltrace.server.offline.grounding import (
     interim_period,
     is_interim_label,
     line_year,
+    month_span,
     ranked_cells,
     spelled_later,
     spelled_years,
@@ -2707,3 +2708,91 @@ def test_which_province_ranks_provinces_only() -> None:
     assert plan.answer == ["Manitoba"]
     plan, _ = run(rates, "Which province or territory had the highest rate?")
     assert plan.answer == ["Nunavut"]
+
+
+QUARTERS_FY = Table(text=[
+    ["", "Q1 FY24", "Q2 FY24", "Q3 FY24", "Q4 FY24", "Q4 FY23", "YoY %"],
+    ["Revenue", "1,210", "1,265", "1,302", "1,388", "1,190", "16.6%"],
+    ["Operating income", "162", "189", "209", "249", "150", "66.0%"],
+    ["Gross margin", "58.0%", "58.6%", "59.1%", "59.7%", "57.1%", "2.6 pts"],
+])
+
+
+def test_a_short_fiscal_year_in_a_label_is_its_year() -> None:
+    assert label_tokens("Q4 FY23") == ["q", "4", "fiscal", "2023"]
+    assert label_tokens("FY'24") == ["fiscal", "2024"]
+    plan, _ = run(QUARTERS_FY, "What was revenue in the fourth quarter of fiscal 2023?")
+    assert plan.answer == ["1,190"]
+
+
+def test_a_yoy_column_gives_the_change_year_over_year() -> None:
+    plan, _ = run(QUARTERS_FY, "By what percentage did operating income grow year over year in Q4?")
+    assert plan.answer == ["66.0%"]
+
+
+def test_a_year_no_line_shows_is_the_sum_of_its_quarters() -> None:
+    """`total revenue for fiscal 2024` over `Q1 FY24` … `Q4 FY24` (no FY24 column, Q4 FY23 left
+    out); a margin is no sum."""
+    plan, _ = run(QUARTERS_FY, "What was total revenue for fiscal 2024?")
+    assert (plan.operation, plan.answer) == ("sum", ["5,165"])
+    plan, _ = run(QUARTERS_FY, "What was the gross margin for fiscal 2024?")
+    assert plan.operation != "sum"
+
+
+def test_a_province_abbreviation_that_is_no_initials_is_read_as_the_province() -> None:
+    wages = Table(text=[["Occupation", "Canada", "Que.", "Alta.", "Y.T."],
+                        ["Trades and transport", "30.00", "29.00", "36.00", "34.50"]])
+    plan, _ = run(wages, "What was the median wage in trades and transport in Alberta?")
+    assert plan.answer == ["36.00"]
+    plan, _ = run(wages, "What was the median wage in trades and transport in Yukon?")
+    assert plan.answer == ["34.50"]
+
+
+def test_a_subtotal_line_is_named_by_its_group() -> None:
+    sales = Table(text=[["Region", "Country", "Total"], ["Americas", "United States", "92,800"],
+                        ["", "Canada", "12,600"], ["Subtotal Americas", "", "105,400"],
+                        ["Europe", "Germany", "21,600"], ["", "France", "15,500"],
+                        ["Subtotal Europe", "", "37,100"], ["Grand total", "", "142,500"]],
+                  merges=[(1, 0, 2, 0), (4, 0, 5, 0), (3, 0, 3, 1), (6, 0, 6, 1), (7, 0, 7, 1)])
+    plan, _ = run(sales, "What were total sales in Europe?")
+    assert plan.answer == ["37,100"]
+    plan, _ = run(sales, "What percentage of grand total sales came from the Americas?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["74.0%"])
+
+
+def test_an_and_inside_a_quoted_label_lists_nothing_to_sum() -> None:
+    enrolment = Table(text=[["Field of study", "Full-time", "Part-time", "Total"],
+                            ["Health and related fields", "181,000", "51,200", "232,200"],
+                            ["Engineering", "115,100", "12,900", "128,000"],
+                            ["Total, all fields", "547,500", "167,100", "714,600"]])
+    plan, _ = run(enrolment, "What was total enrolment in health and related fields?")
+    assert (plan.operation, plan.answer) == ("lookup", ["232,200"])
+    plan, _ = run(enrolment, "What was full-time enrolment in health and related fields and engineering combined?")
+    assert (plan.operation, plan.answer) == ("sum", ["296,100"])
+
+
+CPI_CHANGES = Table(text=[
+    ["", "Nov. 2024", "Dec. 2024", "% change", ""],
+    ["", "", "", "Nov. 2024 to Dec. 2024", "Dec. 2023 to Dec. 2024"],
+    ["Canada", "161.8", "161.2", "-0.4", "1.8"],
+    ["Quebec", "158.2", "157.9", "-0.2", "2.0"],
+    ["Ontario", "160.6", "160.0", "-0.4", "1.7"],
+    ["Alberta", "173.1", "172.4", "-0.4", "2.1"],
+    ["Manitoba", "159.0", "158.5", "-0.3", "0.9"],
+], merges=[(0, 3, 0, 4), (0, 1, 1, 1), (0, 2, 1, 2)])
+
+
+def test_a_change_column_is_named_by_the_span_the_question_says() -> None:
+    """`12-month`, `year-over-year`, `annual` name `Dec. 2023 to Dec. 2024`; `monthly` the month's."""
+    assert month_span("Dec. 2023 to Dec. 2024") == 12 and month_span("Nov. 2024 to Dec. 2024") == 1
+    plan, _ = run(CPI_CHANGES, "What was the 12-month change in the CPI for Canada in December 2024?")
+    assert plan.answer == ["1.8"]
+    plan, _ = run(CPI_CHANGES, "What was the monthly change in the CPI for Quebec in December 2024?")
+    assert plan.answer == ["-0.2"]
+    plan, _ = run(CPI_CHANGES, "Which province had the largest year-over-year increase in prices?")
+    assert plan.answer == ["Alberta"]
+
+
+def test_a_count_of_provinces_leaves_the_country_out() -> None:
+    plan, _ = run(CPI_CHANGES, "How many provinces had annual inflation above 1.5 percent?")
+    assert (plan.operation, plan.answer) == ("count", ["3"])

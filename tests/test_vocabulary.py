@@ -129,7 +129,8 @@ def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) 
 
 
 @pytest.mark.parametrize(("side", "name"), [
-    (side, name) for side, names in vocabulary()["line_names"].items() for name in names])
+    (side, name) for table in ("line_names", "abbreviations") for side, names in vocabulary()[table].items()
+    for name in names])
 def test_a_line_asked_by_another_of_its_names_is_looked_up(side: str, name: str) -> None:
     """The question says one name of a line (`capital expenditures`), the statement another
     (`Purchases of property and equipment`): that line is read, as surely as by its own name."""

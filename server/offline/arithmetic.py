@@ -11,6 +11,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose, intervals
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
+    AGGREGATE_STEMS,
     ASKS_CHANGE,
     CHANGE_LABELS,
     MONTH_NAMES,
@@ -142,8 +143,13 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                     continue  # "what percent of X were Y" without a total is usually a lookup
                 if is_aggregate(chosen[0]):
                     chosen = chosen[::-1]
-        elif op == "sum" and not (joined(g.q) or _total_over_span(g.q, chosen)):
+        elif op == "sum" and not (joined(g) or _total_over_span(g.q, chosen)):
             continue
+        elif op == "sum":  # a line labelled `Total` alone is no part of a sum: `total` asked the sum
+            chosen = [ln for ln in chosen
+                      if not (ln.label and set(label_tokens(ln.label.text)) <= AGGREGATE_STEMS)]
+            if len(chosen) < 2:
+                continue
         if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
             chosen = _years_between(lines, *chosen)
         plan = _composable(g, op, axis, chosen, _across(g, op, other))
@@ -284,9 +290,14 @@ def solve_classes(g: Grounder) -> Plan | None:
             return None
         return _sum_of_classes(g, *found, intervals.interval)
     said = period_phrases(g.qnorm)
-    if len(g.q_periods) != 1 or len(said) != 1:
+    whole_year = _whole_year_asked(g)
+    if whole_year is not None:
+        months: intervals.Interval | None = (1, 12)
+        said = [whole_year]
+    elif len(g.q_periods) != 1 or len(said) != 1:
         return None
-    months = PERIOD_MONTHS.get(next(iter(g.q_periods)))
+    else:
+        months = PERIOD_MONTHS.get(next(iter(g.q_periods)))
 
     def months_of(text: str) -> intervals.Interval | None:
         """The months a month or period label covers (`March`, `Q2 2024`, `Three Months Ended June
@@ -296,11 +307,26 @@ def solve_classes(g: Grounder) -> Plan | None:
             return None if named[1] is not None and g.q_years and named[1] not in g.q_years else (
                 named[0], named[0])
         periods = {p} if (p := interim_period(text)) else asked_periods(normalise_text(text))
-        years = set(YEAR.findall(text))
+        years = set(YEAR.findall(" ".join(label_tokens(text))))  # `Q1 FY24` is of 2024
         if len(periods) != 1 or (years and g.q_years and not years & g.q_years):
             return None
         return PERIOD_MONTHS.get(next(iter(periods)))
     return None if months is None else _sum_of_classes(g, months, said[0], months_of)
+
+
+_WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)\b")
+
+
+def _whole_year_asked(g: Grounder) -> str | None:
+    """`total revenue for fiscal 2024` on a table of quarters with no line for that year: the words
+    naming the year, whose months are the quarters' (a sum, worded as a total or a fiscal year)."""
+    if len(g.q_years) != 1 or g.q_periods or g.q_months or not _WHOLE_YEAR.search(g.qnorm):
+        return None
+    (year,) = g.q_years
+    if any(line_year(ln) == year for ln in g.rows + g.cols):
+        return None
+    said = re.search(rf"\b(?:(?:fiscal|fy)\s*(?:year\s+)?)?{year}\b", g.q, re.IGNORECASE)
+    return said.group(0) if said else None
 
 
 PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1": (1, 6), "9m": (1, 9)}
@@ -709,12 +735,20 @@ def asks_total_over_span(q: str) -> bool:
 _IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")
 
 
-def joined(q: str, named: frozenset[str] = frozenset()) -> bool:
+def joined(g: Grounder) -> bool:
     """An explicit aggregate over listed items: `sum`/`combined`/`altogether` (unless a label holds
-    the word, `named`: `Combined ratio`), or `total`, `together`, `totally` with `… and …`."""
-    w = set(ops.words(q))
-    return bool(w & {"sum", "combined", "altogether"} - named) or bool(
-        w & {"total", "together", "totally"} and "and" in w)
+    the word: `Combined ratio`), or `total`, `together`, `totally` with an `and` that lists (not one
+    inside a label the question quotes: `total enrolment in health and related fields`)."""
+    labels = {normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path}
+    named = {w for text in labels for w in ops.words(text)}
+    w = set(ops.words(g.q))
+    if w & {"sum", "combined", "altogether"} - named:
+        return True
+    listing = g.qnorm
+    for text in labels:
+        if " and " in text and phrase_spans(listing, text):
+            listing = listing.replace(text, " ")
+    return bool(w & {"total", "together", "totally"}) and "and" in ops.words(listing)
 
 
 def stems(phrases: tuple[str, ...]) -> set[str]:

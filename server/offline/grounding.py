@@ -49,8 +49,11 @@ from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text
 from celltrace.shared.numstyle import grouping
 from celltrace.shared.units import is_sample_size, parse_unit
 
-_AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
+AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
+
+_SUBTOTAL_STEMS = frozenset(label_tokens("subtotal subtotals"))
+"""`Subtotal Europe` is named by `Europe`: its group's total line, however the question words it."""
 
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
@@ -113,7 +116,7 @@ CHANGE_FIT = 0.25
 change, and taken from it when the question does not: `the federal incarceration rate` is the rate,
 not `percent change in incarceration rate`; `how much did the index increase` is the change
 (hitab_train first answers, net: 0.1 → +36, 0.15 → +43, 0.25 → +54; 0.4 → 2 more than 0.25, noise)."""
-CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation")
+CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation", "yoy")
 """Words of the labels of a line that gives a change (`% change`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
                          r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")
@@ -218,6 +221,7 @@ class Grounder:
         """Where the question names a yes/no line (`polarity`)."""
         self._match_polar()
         self._match_change_words(label_nodes)
+        self._match_change_spans(label_nodes)
         sampled = {st: 1.0 for _, st in self.qwords if st in _SURVEYED}
         if sampled:  # `how many respondents were surveyed` names the sample size, `n`
             for nid, n in label_nodes.items():
@@ -299,11 +303,11 @@ class Grounder:
 
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
-        `Purchases of property and equipment`; vocabulary `[line_names]`), when no label holds the
-        question's own name: labels holding another name of it match the name's words and count as
-        mentioned whole."""
+        `Purchases of property and equipment`; vocabulary `[line_names]`) or by the name a label
+        abbreviates (`Alta.` for Alberta, `[abbreviations]`), when no label holds the question's own
+        name: labels holding another name of it match the name's words and count as mentioned whole."""
         texts = {nid: normalise_text(n.text) for nid, n in label_nodes.items()}
-        for key, others in vocabulary()["line_names"].items():
+        for key, others in {**vocabulary()["line_names"], **vocabulary()["abbreviations"]}.items():
             names = [key, *others]
             said = max((n for n in names if phrase_spans(self.qnorm, n)), key=len, default=None)
             if said is None or any(phrase_spans(t, said) for t in texts.values()):
@@ -340,6 +344,19 @@ class Grounder:
                 self._also_match(nid, said)
         for line in self._latest_change_lines():
             self._also_match(line.path[-1].id, {y: 1.0 for y in self.q_years})
+
+    def _match_change_spans(self, label_nodes: dict[int, Node]) -> None:
+        """`the year-over-year change`, `12-month`, `annual` name a change column spanning twelve
+        months (`Dec. 2023 to Dec. 2024`); `month-over-month`, `monthly` one spanning a month
+        (`Nov. 2024 to Dec. 2024`): such a label matches the words that say the span."""
+        for rx, months in ((_YEARLY_CHANGE, 12), (_MONTHLY_CHANGE, 1)):
+            m = rx.search(self.qnorm)
+            if m is None:
+                continue
+            said = {st: 1.0 for _, st in content_words(m.group(0)) if st in self.qtoks}
+            for nid, n in label_nodes.items():
+                if said and month_span(n.text) == months:
+                    self._also_match(nid, said)
 
     def _latest_change_lines(self) -> list[Line]:
         """`by what percentage did RPMs increase in 2023` beside `2023 | 2022 | Increase/(Decrease)`:
@@ -427,7 +444,8 @@ class Grounder:
             return self.matched(node).get(polar, 0.0)
         ltoks = label_tokens(self._head(node.text))
         own = [t for t in ltoks if t not in known]
-        ltoks = own if own and not set(own) <= _AGGREGATE_STEMS else ltoks
+        ltoks = own if own and not set(own) <= AGGREGATE_STEMS else ltoks
+        ltoks = [t for t in ltoks if t not in _SUBTOTAL_STEMS] or ltoks
         lex = 0.0
         if ltoks:
             m = self.matched(node)
@@ -736,6 +754,25 @@ _ASKED_MONTH = re.compile(
     rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
     r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")
 """A month the question names: its name or abbreviation (`may` after `in`/`from`/… or before a number)."""
+
+
+_EARLIER = r"(?:from|than|over) (?:a|one|the previous|the prior|the past) {}(?: earlier| ago)?"
+_YEARLY_CHANGE = re.compile(r"\b(?:year[- ]over[- ]year|y/y|yoy|(?:12|twelve)[- ]months?|annual|yearly|"
+                            + _EARLIER.format("year") + r")\b")
+_MONTHLY_CHANGE = re.compile(r"\b(?:month[- ]over[- ]month|m/m|monthly|(?:one|1)[- ]month|"
+                             + _EARLIER.format("month") + r")\b")
+_SPAN_PARTS = re.compile(r"\s+to\s+|\s*[-–]\s+")
+
+
+def month_span(text: str) -> int | None:
+    """The months from one dated month to another a label spans (`Dec. 2023 to Dec. 2024`: 12)."""
+    parts = _SPAN_PARTS.split(normalise_text(text))
+    if len(parts) != 2:
+        return None
+    a, b = label_month(parts[0]), label_month(parts[1])
+    if a is None or b is None or a[1] is None or b[1] is None:
+        return None
+    return (int(b[1]) * 12 + b[0]) - (int(a[1]) * 12 + a[0])
 
 
 def label_month(text: str) -> tuple[int, str | None] | None:

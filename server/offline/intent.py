@@ -96,8 +96,7 @@ def candidates(g: Grounder) -> list[Plan]:
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
-        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(q, _label_words(g))
-         or asks_total_over_span(q)),
+        ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -139,11 +138,6 @@ def _own_labels(g: Grounder) -> set[str]:
 def _names_a_label(g: Grounder, phrase: str) -> bool:
     """Some header label holds `phrase` (`more medical care use than usual`): not an operation."""
     return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
-
-
-def _label_words(g: Grounder) -> frozenset[str]:
-    """The words of the table's header labels (`combined` of `Combined ratio`)."""
-    return frozenset(w for ln in g.rows + g.cols for n in ln.path for w in words(n.text))
 
 
 def _labels_hold(g: Grounder, wanted: frozenset[str]) -> bool:

@@ -85,6 +85,9 @@ _AMPERSAND = re.compile(r"\b[a-z]{1,3}(?:&[a-z]{1,3})+\b")
 """Initials joined by `&` (`r&d`, `sg&a`, `pp&e`, `m&a`)."""
 
 
+_SHORT_FISCAL = re.compile(r"\bfy\s*['’]?(\d\d)\b")
+"""A fiscal year written short (`FY23`, `Q4 FY'23`): read as its year (`fy 2023`)."""
+
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 """A word written in capitals (`IT`, `OR`)."""
 
@@ -96,7 +99,8 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
     number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
     dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`), so do
-    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); `grand total` is
+    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); a short fiscal year
+    reads as its year (`FY23` → `fy`, `2023`); `grand total` is
     `total` (a pivot table's total of its group totals); the end of
     a year range (`2004-05`) is a stem of its own, `-05`. A function word written in capitals in
     mixed-case text or alone is a name (`IT`, `OR`: information technology, operating room)."""
@@ -108,6 +112,7 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
+    t = _SHORT_FISCAL.sub(lambda m: f"fy {'19' if int(m.group(1)) >= 50 else '20'}{m.group(1)}", t)
     t = re.sub(r"\b[a-z]+\b", lambda m: ORDINALS.get(m.group(0), m.group(0)), t)
     t = re.sub(r"\b[a-z]+\b(?!-)", lambda m: CARDINALS.get(m.group(0), m.group(0)), t)  # not `five-year`
     out = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     YEAR,
@@ -87,11 +88,15 @@ def _category_lines(g: Grounder, lines: list[Line]) -> list[Line] | None:
 
 
 def _member_test(g: Grounder) -> Callable[[str], bool] | None:
-    """Whether a label is a member of the asked category: a year for `year`, an age range for `age`
-    (`15 to 24 years`, `65 and over`), a quarter or month label for `quarter` or `month`, words of
-    the vocabulary's `[categories]` (`women` for `sex`; `which province or territory`: either's);
-    None for another noun."""
-    noun = g.asked_noun
+    """Whether a label is a member of the asked category (`_category_test`)."""
+    return _category_test(g.asked_noun, g.asked_also)
+
+
+def _category_test(noun: str | None, also: str | None = None) -> Callable[[str], bool] | None:
+    """Whether a label is a member of the category `noun` (a stem): a year for `year`, an age range
+    for `age` (`15 to 24 years`, `65 and over`), a quarter or month label for `quarter` or `month`,
+    words of the vocabulary's `[categories]` (`women` for `sex`; `which province or territory`:
+    also those of `also`); None for another noun."""
     if noun == "year":
         return is_year_text
     if noun == "age":
@@ -103,7 +108,7 @@ def _member_test(g: Grounder) -> Callable[[str], bool] | None:
     words = category_members().get(noun or "")
     if words is None:
         return None
-    words |= category_members().get(g.asked_also or "", frozenset())
+    words |= category_members().get(also or "", frozenset())
     return lambda text: bool(toks := label_tokens(text)) and set(toks) <= words
 
 
@@ -272,6 +277,9 @@ def solve_count(g: Grounder) -> Plan | None:
     if set(label_tokens(noun)) & {t for ln in measured for n in ln.path for t in label_tokens(n.text)}:
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
     vals = _values(g, axis, fixed)  # aggregate members (`OECD average`) left out
+    member = _category_test(next(iter(tokens(noun)), None))
+    counted = [v for v in vals if member(v[1].text)] if member else []
+    vals = counted if len(counted) >= 2 else vals  # `how many provinces`: not the country's line
     named = [label for _, label, _ in vals if g.mention(label) >= NAMED_MEMBER and label.id not in g.soft]
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
