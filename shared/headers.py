@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import is_number_text, is_year_text
-from celltrace.shared.units import PERIOD_UNITS, caption_unit, label_unit, label_unit_of_values, parse_unit
+from celltrace.shared.units import (
+    CURRENCIES,
+    PERIOD_UNITS,
+    SCALE_UNITS,
+    caption_unit,
+    label_unit,
+    label_unit_of_values,
+    parse_unit,
+)
 
 
 def indent_of(text: str) -> int:
@@ -147,11 +155,18 @@ class HeaderModel:
         group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`, or the
         full-width title lines at the top of the grid when they were selected with the table) unless
         the cell's labels name what the caption exempts (then the exemption's unit, if any:
-        `CaptionUnit.exempt_unit`).
+        `CaptionUnit.exempt_unit`). A bare currency label (`$` over a change column) takes the
+        caption's scale (`(in millions)` → `$ millions`).
         """
         rows, cols = _unit_labels(self.row_path(node)), _unit_labels(self.col_path(node))
+        titles = self._title_lines()
+        caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
+        labels = [n.text for n in [*rows, *cols] if n not in titles]
         for label in [*reversed(rows), *reversed(cols)]:
             unit = label_unit_of_values(label.text)
+            if unit in CURRENCIES.values() and caption is not None and caption.unit in SCALE_UNITS and (
+                    caption.applies_to(labels)):
+                return f"{unit} {caption.unit}"
             if unit is not None:
                 return unit
         dated = any(is_year_text(n.text) for n in self.col_path(node))
@@ -159,12 +174,11 @@ class HeaderModel:
             unit = self._unit_row_label(r, node.c0)
             if unit is not None and not (dated and unit in PERIOD_UNITS):
                 return unit
-        titles = self._title_lines()
-        caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
-        labels = [n.text for n in [*rows, *cols] if n not in titles]
-        if caption is None or caption.counts(labels):
+        if caption is None:
             return None
-        return caption.unit if caption.applies_to(labels) else caption.exempt_unit
+        if not caption.applies_to(labels):
+            return caption.exempt_unit
+        return None if caption.leaves_out(labels) else caption.unit
 
     def _title_lines(self) -> list[Node]:
         """The full-width rows that open the header band (title, unit line), top first."""

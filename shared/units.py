@@ -25,6 +25,8 @@ SCALES = {
     "billion": "billion", "billions": "billion", "bn": "billion",
     "trillion": "trillion", "trillions": "trillion",
 }  # fmt: skip
+SCALE_UNITS = frozenset(f"{scale}s" for scale in SCALES.values())
+"""Units that are a scale alone (`(in millions)`): a currency label under them takes the scale."""
 CURRENCIES = {
     "$": "$", "dollar": "$", "dollars": "$", "usd": "$", "us$": "$", "c$": "$", "cad": "$",
     "€": "€", "euro": "€", "euros": "€", "eur": "€", "£": "£", "gbp": "£", "sterling": "£",
@@ -60,6 +62,11 @@ _COUNT_QUALIFIERS = frozenset({"number", "of", "total", "average", "full", "part
                                "million"})
 """Words a count's label may hold besides its noun (`Number of employees at year-end`); any other
 word makes it something else (`Employee benefits`, `Compensation of employees`, `Members' equity`)."""
+RELATIVE_WORDS = frozenset({"average", "mean", "median", "rate", "rates", "ratio", "ratios", "index", "per",
+                            "capita", "prevalence", "incidence", "margin"})
+"""Words of a label whose figures are relative (`Average income`, `Rate per 100,000`, `Median age`,
+`Gross margin`): they do not add up over classes, and a caption's scale or currency (`Numbers in
+thousands`) does not measure them (`Unemployment rate` is no number of thousands)."""
 _SAMPLE_NOUNS = frozenset({"n", "sample", "base", "count", "number"})
 _SAMPLE_WORDS = _SAMPLE_NOUNS | {"size", "unweighted", "weighted", "of", "respondents", "cases",
                                  "observations"}
@@ -185,17 +192,24 @@ class CaptionUnit:
         wanted = {_base(w) for w in self.exempt}
         return not any(wanted <= {_base(w) for w in _label_words(label)} for label in labels)
 
-    def counts(self, labels: list[str]) -> bool:
-        """One of `labels` names a count the caption's unit does not measure: of people or places
-        under a currency (`Employees` under `($ in millions, except per share data)`), a sample size
-        under a percent (`n`, `Sample size` under `Percent of respondents`)."""
+    def leaves_out(self, labels: list[str]) -> bool:
+        """One of `labels` names a figure the caption's unit does not measure: a count of people or
+        places under a currency (`Employees` under `($ in millions, except per share data)`), a
+        relative figure under a scale or currency (`Unemployment rate` under `Numbers in thousands`),
+        a sample size under a percent (`n`, `Sample size` under `Percent of respondents`)."""
         def count(label: str) -> bool:
             words = set(_label_words(label))
             return bool(words & COUNTED) and words <= COUNTED | _COUNT_QUALIFIERS
 
         if self.unit == "percent":
             return any(is_sample_size(label) for label in labels)
-        return self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels)
+        return any(is_relative(label) for label in labels) or (
+            self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels))
+
+
+def is_relative(label: str) -> bool:
+    """The label names a relative figure (`RELATIVE_WORDS`: a rate, a ratio, an average)."""
+    return not RELATIVE_WORDS.isdisjoint(_label_words(label))
 
 
 def is_sample_size(label: str) -> bool:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from celltrace.server.offline.intervals import asked, interval, is_age_label, spelled_classes, tiling
-from celltrace.server.offline.lexicon import vocabulary
 from celltrace.server.offline.solver import solve
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
+from celltrace.shared.units import RELATIVE_WORDS
 
 
 @pytest.mark.parametrize(("label", "found"), [
@@ -123,7 +123,7 @@ def test_percentages_of_different_wholes_never_add_up() -> None:
     assert plan.operation != "sum"
 
 
-@pytest.mark.parametrize("word", vocabulary()["non_additive"]["words"])
+@pytest.mark.parametrize("word", sorted(RELATIVE_WORDS))
 def test_figures_a_non_additive_word_names_never_add_up(word: str) -> None:
     graph = _sizes(f"Payroll {word} employee", COUNTS)
     plan = solve("What was the payroll of businesses with fewer than 10 employees?", graph,

@@ -89,7 +89,7 @@ def test_a_caption_states_its_scale_as_a_multiplier() -> None:
 def test_a_caption_line_opening_with_percent_states_a_percent_but_not_of_a_sample_size() -> None:
     caption = caption_unit("Q12. Do you support the expansion?\nPercent of respondents, by group")
     assert caption is not None and caption.unit == "percent"
-    assert caption.counts(["n"]) and caption.counts(["Unweighted base"]) and not caption.counts(["Yes"])
+    assert caption.leaves_out(["n"]) and caption.leaves_out(["Unweighted base"]) and not caption.leaves_out(["Yes"])
     assert caption_unit("Workers earning a percentage of the median wage, by province") is None
     assert caption_unit("Percent of respondents, by group") is None  # a title names what is shown
 
@@ -152,11 +152,12 @@ def test_a_currency_caption_does_not_measure_a_count_of_people_or_places() -> No
     """`Employees` under `($ in millions, except per share data)` has no unit of the caption's (not
     `$ millions`, not the per-share `$`); a scale-only caption still scales them."""
     money = caption_unit("($ in millions, except per share data)")
-    assert money is not None and money.counts(["Employees"]) and money.counts(["Number of stores", "2023"])
-    assert not money.counts(["Revenue"]) and money.counts(["Number of employees at year-end"])
-    assert not money.counts(["Employee benefits"]) and not money.counts(["Compensation of employees"])
-    assert not money.counts(["Members' equity"]) and not money.counts(["Revenue per employee"])
-    assert not caption_unit("(in thousands)").counts(["Employees"])  # type: ignore[union-attr]
+    assert money is not None and money.leaves_out(["Employees"]) and money.leaves_out(["Number of stores", "2023"])
+    assert not money.leaves_out(["Revenue"]) and money.leaves_out(["Number of employees at year-end"])
+    assert not money.leaves_out(["Employee benefits"]) and not money.leaves_out(["Compensation of employees"])
+    assert not money.leaves_out(["Members' equity"])
+    assert money.leaves_out(["Revenue per employee"])  # a relative figure: no $ millions either
+    assert not caption_unit("(in thousands)").leaves_out(["Employees"])  # type: ignore[union-attr]
     table = Table(title="Selected financial data\n($ in millions, except per share data)",
                   text=[["Fiscal year", "Revenue", "Diluted EPS", "Employees"],
                         ["2023", "48,250", "4.12", "88,400"]])
@@ -221,3 +222,29 @@ def test_a_time_unit_over_period_labels_names_the_periods() -> None:
     ages = CellGraph(Table(text=[["group", "Age (years)", "Weight (kg)"], ["men", "41", "82"],
                                  ["women", "43", "68"]]))
     assert infer_headers(ages).unit_for(ages.node_at(1, 1)) == "years"
+
+
+def test_a_scale_caption_does_not_measure_a_rate_or_an_average() -> None:
+    """`[Numbers in thousands]` over `Unemployed` and `Unemployment rate`: the rate is no number of
+    thousands; a percent caption still states the rate's unit."""
+    table = Table(title="Employment status of the civilian population\n[Numbers in thousands]",
+                  text=[["", "Oct. 2024"], ["Unemployed", "6,481"], ["Unemployment rate", "3.8"],
+                        ["Average weeks unemployed", "20.7"]])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert [headers.unit_for(graph.node_at(r, 1)) for r in (1, 2, 3)] == ["thousands", None, None]
+    percent = caption_unit("Labour force characteristics\nPercent")
+    assert percent is not None and not percent.leaves_out(["Unemployment rate"])
+
+
+def test_a_currency_label_takes_the_scale_of_the_caption() -> None:
+    """`$` over an `Increase (Decrease)` column under `(in millions)` is `$ millions`; a per-share
+    column the caption exempts keeps `$` alone."""
+    table = Table(title="Operating expenses\n(in millions, except per share data)",
+                  text=[["", "2019", "$"], ["Aircraft fuel", "7,526", "(527)"],
+                        ["Fuel cost per share ($)", "1.20", "0.10"]])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert headers.unit_for(graph.node_at(1, 2)) == "$ millions"
+    assert headers.unit_for(graph.node_at(1, 1)) == "millions"
+    assert headers.unit_for(graph.node_at(2, 1)) == "$"

@@ -36,6 +36,7 @@ from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.numbers import is_year_text
+from celltrace.shared.units import RELATIVE_WORDS
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -365,9 +366,9 @@ DISTRIBUTION_TOLERANCE = 1.5
 
 
 def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
-    """The classes' figures on `fixed` add up: counts on lines and under a title no `[non_additive]`
-    word of the vocabulary file names (`Average income`, `Rate per 100,000`), or percentages of one
-    whole (every class together makes 100)."""
+    """The classes' figures on `fixed` add up: counts on lines and under a title no word of a
+    relative figure names (`units.RELATIVE_WORDS`: `Average income`, `Rate per 100,000`), or
+    percentages of one whole (every class together makes 100)."""
     nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
              for ln in members]
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
@@ -375,7 +376,7 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
         return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
     texts = [g.graph.table.title or "", *(n.text for ln in [fixed, *members] for n in ln.path)]
     named = {w for text in texts for w in ops.words(text)}
-    return not named & set(vocabulary()["non_additive"]["words"])
+    return named.isdisjoint(RELATIVE_WORDS)
 
 
 def solve_union(g: Grounder) -> Plan | None:
