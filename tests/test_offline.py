@@ -2796,3 +2796,12 @@ def test_a_change_column_is_named_by_the_span_the_question_says() -> None:
 def test_a_count_of_provinces_leaves_the_country_out() -> None:
     plan, _ = run(CPI_CHANGES, "How many provinces had annual inflation above 1.5 percent?")
     assert (plan.operation, plan.answer) == ("count", ["3"])
+
+
+def test_a_ratio_the_cells_own_label_names_asks_no_division() -> None:
+    table = Table(text=[["", "Q1 2024", "Q2 2024"], ["Net income", "980", "1,040"],
+                        ["Common Equity Tier 1 ratio (%)", "12.9", "13.1"]])
+    plan, _ = run(table, "What was the Common Equity Tier 1 ratio in Q2 2024?")
+    assert (plan.operation, plan.answer) == ("lookup", ["13.1"])
+    plan, _ = run(table, "What was the ratio of net income in Q2 2024 to that in Q1 2024?")
+    assert plan.operation == "ratio"

@@ -89,7 +89,8 @@ def candidates(g: Grounder) -> list[Plan]:
         ("percent_of", lambda q: (ops.asks_share(q) or (
             "percent" in g.qtoks and not ASKS_CHANGE.search(g.qnorm) and _lookup_is_a_count(g)))
          and not lookup_is_percent),
-        ("ratio", lambda q: ops.has_phrase(q, ops.RATIO_PHRASES) or _per_unlabelled(g)),
+        ("ratio", lambda q: (ops.has_phrase(q, ops.RATIO_PHRASES) and free(stems(ops.RATIO_PHRASES)))
+         or _per_unlabelled(g)),
         ("diff", lambda q: not names_change and (
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
