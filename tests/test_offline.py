@@ -2370,7 +2370,8 @@ def test_after_the_last_year_shown_is_the_thereafter_column() -> None:
     assert spelled_later("due after 2027", labels) == "due after 2027"
     assert spelled_later("due after 2028", ["2027", "2028"]) == "due after 2028"
     # a schedule's periods can be spans: `2027-2028` ends at 2028
-    assert spelled_later("due after 2028", ["2024", "2025-2026", "2027-2028", "Thereafter"]) == "due Thereafter"
+    schedule = ["2024", "2025-2026", "2027-2028", "Thereafter"]
+    assert spelled_later("due after 2028", schedule) == "due Thereafter"
 
 
 def test_a_year_over_its_currency_and_scale_is_a_year_column() -> None:
@@ -2431,6 +2432,8 @@ def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> No
     ("Which province had the fastest population growth?", "max"),
     ("Which city is the fastest-growing?", "max"),
     ("Which region had the slowest growth?", "min"),
+    ("Which region grew the fastest?", "max"),
+    ("Which segment grew slowest in 2023?", "min"),
     ("List the fastest time he set in 2016", None),  # a time: the lowest, not the highest
 ])
 def test_the_largest_decline_is_the_most_negative_change(question: str, way: str | None) -> None:
@@ -2767,7 +2770,8 @@ def test_an_and_inside_a_quoted_label_lists_nothing_to_sum() -> None:
                             ["Total, all fields", "547,500", "167,100", "714,600"]])
     plan, _ = run(enrolment, "What was total enrolment in health and related fields?")
     assert (plan.operation, plan.answer) == ("lookup", ["232,200"])
-    plan, _ = run(enrolment, "What was full-time enrolment in health and related fields and engineering combined?")
+    plan, _ = run(enrolment,
+                  "What was full-time enrolment in health and related fields and engineering combined?")
     assert (plan.operation, plan.answer) == ("sum", ["296,100"])
 
 

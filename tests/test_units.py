@@ -89,7 +89,8 @@ def test_a_caption_states_its_scale_as_a_multiplier() -> None:
 def test_a_caption_line_opening_with_percent_states_a_percent_but_not_of_a_sample_size() -> None:
     caption = caption_unit("Q12. Do you support the expansion?\nPercent of respondents, by group")
     assert caption is not None and caption.unit == "percent"
-    assert caption.leaves_out(["n"]) and caption.leaves_out(["Unweighted base"]) and not caption.leaves_out(["Yes"])
+    assert caption.leaves_out(["n"]) and caption.leaves_out(["Unweighted base"])
+    assert not caption.leaves_out(["Yes"])
     assert caption_unit("Workers earning a percentage of the median wage, by province") is None
     assert caption_unit("Percent of respondents, by group") is None  # a title names what is shown
 
@@ -152,7 +153,8 @@ def test_a_currency_caption_does_not_measure_a_count_of_people_or_places() -> No
     """`Employees` under `($ in millions, except per share data)` has no unit of the caption's (not
     `$ millions`, not the per-share `$`); a scale-only caption still scales them."""
     money = caption_unit("($ in millions, except per share data)")
-    assert money is not None and money.leaves_out(["Employees"]) and money.leaves_out(["Number of stores", "2023"])
+    assert money is not None and money.leaves_out(["Employees"])
+    assert money.leaves_out(["Number of stores", "2023"])
     assert not money.leaves_out(["Revenue"]) and money.leaves_out(["Number of employees at year-end"])
     assert not money.leaves_out(["Employee benefits"]) and not money.leaves_out(["Compensation of employees"])
     assert not money.leaves_out(["Members' equity"])

@@ -129,7 +129,7 @@ def test_each_other_line_name_stands_for_its_measure_side(side: str, name: str) 
 
 
 @pytest.mark.parametrize(("side", "name"), [
-    (side, name) for table in ("line_names", "abbreviations") for side, names in vocabulary()[table].items()
+    (side, name) for table in ("line_names", "other_names") for side, names in vocabulary()[table].items()
     for name in names])
 def test_a_line_asked_by_another_of_its_names_is_looked_up(side: str, name: str) -> None:
     """The question says one name of a line (`capital expenditures`), the statement another
@@ -235,7 +235,8 @@ def test_a_category_reads_its_members_through_same_words() -> None:
     rows = Table(text=[["characteristic", "arthritis"], ["15 to 54", "12.0"], ["55 and older", "41.5"],
                        ["men", "15.2"], ["women", "22.9"]])
     graph = CellGraph(rows)
-    plan = solve("in 2012, which gender had a higher proportion with arthritis?", graph, infer_headers(graph), None)
+    plan = solve("in 2012, which gender had a higher proportion with arthritis?", graph, infer_headers(graph),
+                 None)
     assert plan.answer == ["women"]
 
 

@@ -303,11 +303,12 @@ class Grounder:
 
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
-        `Purchases of property and equipment`; vocabulary `[line_names]`) or by the name a label
-        abbreviates (`Alta.` for Alberta, `[abbreviations]`), when no label holds the question's own
-        name: labels holding another name of it match the name's words and count as mentioned whole."""
+        `Purchases of property and equipment`; vocabulary `[line_names]`) or by a name a label
+        abbreviates or words otherwise (`Alta.` for Alberta, `Neither agree nor disagree` for
+        neutral; `[other_names]`), when no label holds the question's own name: labels holding
+        another name of it match the name's words and count as mentioned whole."""
         texts = {nid: normalise_text(n.text) for nid, n in label_nodes.items()}
-        for key, others in {**vocabulary()["line_names"], **vocabulary()["abbreviations"]}.items():
+        for key, others in {**vocabulary()["line_names"], **vocabulary()["other_names"]}.items():
             names = [key, *others]
             said = max((n for n in names if phrase_spans(self.qnorm, n)), key=len, default=None)
             if said is None or any(phrase_spans(t, said) for t in texts.values()):

@@ -147,10 +147,12 @@ LARGEST_DECREASE = re.compile(
 )
 """`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`: the most
 negative change, a minimum over signed changes (`the largest net loss` is the largest loss)."""
-_PACED_GROWTH = re.compile(r"\b(fastest|faster|quickest|slowest|slower)[- ]+(?:[a-z]+\s+){0,2}?"
-                           r"(?:growth|growing|increase|rise|rising|gain)")
-"""`the fastest population growth`, `fastest-growing`, `the slowest increase`: a pace of growth ranks
-the changes; `fast`/`slow` alone say nothing of the direction (`the fastest time` is the lowest)."""
+_PACE = r"(fastest|faster|quickest|slowest|slower)"
+_PACED_GROWTH = re.compile(rf"\b{_PACE}[- ]+(?:[a-z]+\s+){{0,2}}?(?:growth|growing|increase|rise|rising|gain)"
+                           rf"|\b(?:grew|grown|grows|growing|increased|rose|risen|gained)\s+(?:the\s+)?{_PACE}\b")
+"""`the fastest population growth`, `fastest-growing`, `the slowest increase`, `grew the fastest`: a
+pace of growth ranks the changes; `fast`/`slow` alone say nothing of the direction (`the fastest
+time` is the lowest)."""
 
 
 QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|per\s*cent)")
@@ -175,7 +177,7 @@ def direction(question: str) -> Literal["max", "min"] | None:
         return "min"
     paced = _PACED_GROWTH.search(question.lower())  # `the fastest population growth`; not `the fastest
     if paced:  # time`, which is the lowest
-        return "max" if paced.group(1) in ("fastest", "faster", "quickest") else "min"
+        return "max" if (paced.group(1) or paced.group(2)) in ("fastest", "faster", "quickest") else "min"
     found = [w for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower())))
              if w in MORE_WORDS or w in LESS_WORDS]
     if found[:1] == ["top"] and len(found) > 1:  # `the top 3 … least likely`: the ranking's size only
