@@ -2809,3 +2809,15 @@ def test_a_ratio_the_cells_own_label_names_asks_no_division() -> None:
     assert (plan.operation, plan.answer) == ("lookup", ["13.1"])
     plan, _ = run(table, "What was the ratio of net income in Q2 2024 to that in Q1 2024?")
     assert plan.operation == "ratio"
+
+
+def test_a_total_line_among_the_periods_is_the_years_total() -> None:
+    """Quarters beside their own `Total` (and a line that is no quarter): `total … in 2023` reads
+    the total line, not the sum of the quarters."""
+    programs = Table(text=[["", "Units", "Cost"], ["First quarter 2023 program", "120", "900"],
+                           ["Second quarter 2023 program", "95", "700"],
+                           ["Third quarter 2023 program", "110", "800"],
+                           ["Fourth quarter 2023 program", "100", "750"], ["Other purchases", "15", "100"],
+                           ["Total", "440", "3,250"]])
+    plan, _ = run(programs, "What was the total number of units purchased in 2023?")
+    assert (plan.operation, plan.answer) == ("lookup", ["440"])

@@ -21,6 +21,7 @@ from celltrace.server.offline.grounding import (
     asked_periods,
     headers_for,
     interim_period,
+    is_interim_label,
     is_period_label,
     label_month,
     label_year,
@@ -320,11 +321,15 @@ _WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)\
 
 def _whole_year_asked(g: Grounder) -> str | None:
     """`total revenue for fiscal 2024` on a table of quarters with no line for that year: the words
-    naming the year, whose months are the quarters' (a sum, worded as a total or a fiscal year)."""
+    naming the year, whose months are the quarters' (a sum, worded as a total or a fiscal year).
+    None when a total line sits among the periods (`Total` under quarterly repurchase programs)."""
     if len(g.q_years) != 1 or g.q_periods or g.q_months or not _WHOLE_YEAR.search(g.qnorm):
         return None
     (year,) = g.q_years
-    if any(line_year(ln) == year for ln in g.rows + g.cols):
+    if any(line_year(ln) == year for ln in g.rows + g.cols) or any(
+            any(is_aggregate(ln) for ln in lines) for lines in (g.rows, g.cols)
+            if any(ln.label is not None and (is_interim_label(ln.label.text) or label_month(ln.label.text))
+                   for ln in lines)):
         return None
     said = re.search(rf"\b(?:(?:fiscal|fy)\s*(?:year\s+)?)?{year}\b", g.q, re.IGNORECASE)
     return said.group(0) if said else None
