@@ -212,14 +212,16 @@ class HeaderModel:
             return self._unit_rows[r]
         if r >= self.header_rows - 1 or c < self.header_cols:
             return None
-        # blank upper header cell: inherit from the left if the level below is filled here
-        below = self.graph.node_at(r + 1, c)
-        if below.empty:
+        # blank upper header cell: inherit from the left if the level below (past blank rows of the
+        # band) is filled here
+        level = next((rr for rr in range(r + 1, self.header_rows) if any(
+            not self.graph.node_at(rr, cc).empty for cc in range(self.header_cols, self.graph.n_cols))), None)
+        if level is None or self.graph.node_at(level, c).empty:
             return None
         for cc in range(c - 1, self.header_cols - 1, -1):
             left = self.graph.node_at(r, cc)
             if not left.empty:
-                return left if not self.graph.node_at(r + 1, cc).empty else None
+                return left if not self.graph.node_at(level, cc).empty else None
         return None
 
     def _row_label(self, r: int, c: int) -> Node | None:

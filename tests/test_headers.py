@@ -285,3 +285,18 @@ def test_a_row_naming_several_units_is_not_a_section() -> None:
     t = Table(text=[["year", "men", "women"], ["2013", "259", "261"], ["", "number", "percent"],
                     ["2014", "260", "262"]])
     assert 2 not in infer_headers(CellGraph(t)).section_rows
+
+
+def test_a_blank_row_inside_the_header_band_does_not_stop_a_label_spanning_right() -> None:
+    """`2021/2022` written once over `number | median salary`, a blank row between them: both
+    columns are under it."""
+    graph = CellGraph(Table(text=[
+        ["", "", "2021/2022", "", "2022/2023", ""],
+        ["", "", "", "", "", ""],
+        ["Rank", "Sex", "number", "median salary ($)", "number", "median salary ($)"],
+        ["Full professor", "Men", "11,420", "168,250", "11,380", "172,400"],
+        ["", "Women", "5,630", "163,900", "5,910", "168,100"],
+    ]))
+    headers = infer_headers(graph)
+    assert [n.text for n in headers.col_path(graph.node_at(4, 5))] == ["2022/2023", "median salary ($)"]
+    assert [n.text for n in headers.col_path(graph.node_at(4, 3))] == ["2021/2022", "median salary ($)"]

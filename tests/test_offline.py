@@ -18,6 +18,7 @@ from celltrace.server.offline.grounding import (
     is_interim_label,
     line_year,
     month_span,
+    period_end,
     ranked_cells,
     spelled_later,
     spelled_years,
@@ -2623,8 +2624,9 @@ def test_all_of_what_the_title_names_is_the_whole_table() -> None:
     (which shares a word); a label holding the words keeps them (`All state agencies`)."""
     plan, _ = run(OBLIGATIONS, "What is the total of all contractual obligations?")
     assert plan.answer == ["8,300"]
-    assert whole_table_words("the total of all contractual obligations", OBLIGATIONS.title or "")
-    assert not whole_table_words("the total of all obligations due in 2024", "Debt maturities")
+    labels = [row[0] for row in OBLIGATIONS.text] + OBLIGATIONS.text[0]
+    assert whole_table_words("the total of all contractual obligations", OBLIGATIONS.title or "", labels)
+    assert not whole_table_words("the total of all obligations due in 2024", "Debt maturities", labels)
     agencies = Table(text=[["", "FY 2019"], ["All state agencies", "2,767"], ["Health agencies", "676"]],
                      title="R&D expenditures by state agencies")
     plan, _ = run(agencies, "What were R&D expenditures by all state agencies in FY 2019?")
@@ -2821,3 +2823,32 @@ def test_a_total_line_among_the_periods_is_the_years_total() -> None:
                            ["Total", "440", "3,250"]])
     plan, _ = run(programs, "What was the total number of units purchased in 2023?")
     assert (plan.operation, plan.answer) == ("lookup", ["440"])
+
+
+TEACHERS = Table(text=[
+    ["", "", "2021/2022", "", "2022/2023", ""],
+    ["Rank", "Sex", "number", "median salary ($)", "number", "median salary ($)"],
+    ["Full professor", "Men", "11,420", "168,250", "11,380", "172,400"],
+    ["", "Women", "5,630", "163,900", "5,910", "168,100"],
+    ["Assistant professor", "Men", "4,380", "112,400", "4,420", "115,300"],
+    ["", "Women", "4,510", "110,900", "4,690", "113,800"],
+    ["All ranks", "Both sexes", "25,940", "...", "26,400", "..."],
+], title="Full-time university teachers by rank and sex, 2021/2022 and 2022/2023")
+
+
+def test_a_change_between_two_academic_years_heading_groups() -> None:
+    assert period_end("2021/2022") == "2022" and period_end("2015-16") == "2016"
+    assert period_end("2015-2020") is None
+    plan, _ = run(TEACHERS, "By how much did the median salary of female assistant professors increase "
+                            "from 2021/2022 to 2022/2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["2,900"])
+
+
+def test_a_question_naming_only_the_titles_subject_asks_the_whole_table() -> None:
+    plan, _ = run(TEACHERS, "How many full-time university teachers were there in 2022/2023?")
+    assert plan.answer == ["26,400"]
+    labels = [row[0] for row in TEACHERS.text] + TEACHERS.text[1]
+    assert whole_table_words("how many full-time university teachers were there in 2022/2023?",
+                             TEACHERS.title or "", labels) == {"full", "time", "universiti", "teacher"}
+    assert not whole_table_words("how many cases were completed in adult criminal court?",
+                                 "Charges and cases completed in adult criminal court", ["Total cases"])

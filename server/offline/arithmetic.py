@@ -27,6 +27,7 @@ from celltrace.server.offline.grounding import (
     label_year,
     line_year,
     names_a_size,
+    period_end,
     period_phrases,
     question_position,
     ranked_cells,
@@ -499,12 +500,13 @@ def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
 
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
     """`from 2016 to 2021` where the two years head groups of lines (`Males` under each): the named
-    operands must be those years; the later one's line first (a decrease: the earlier one's)."""
+    operands must be those years (or academic years: `2021/2022`); the later one's line first (a
+    decrease: the earlier one's)."""
     later_first = not (op == "diff" and ops.asks_decrease(g.q))
     grounded = compose.operand_pair(g)
     if grounded is not None:
         axis, pair, fixed = grounded
-        found = [next((int(y) for n in ln.path[:-1] if (y := label_year(n.text)) is not None
+        found = [next((int(y) for n in ln.path[:-1] if (y := period_end(n.text)) is not None
                        and y in g.q_years), None) for ln in pair]
         years = [y for y in found if y is not None]
         if len(years) == 2 and years[0] != years[1]:

@@ -200,9 +200,8 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
-        whole = whole_table_words(self.qnorm, graph.table.title or "")
-        if whole and not any(whole <= set(label_tokens(t)) for t in texts):  # `the total of all
-            # contractual obligations` under that title: the table's whole, not a line's share
+        whole = whole_table_words(self.qnorm, graph.table.title or "", texts)
+        if whole:  # `the total of all contractual obligations` under that title: the whole table
             self.qwords = [w for w in self.qwords if w[1] not in whole]
             self.qtoks = {s for _, s in self.qwords}
         compared = ops.COMPARED_BY.match(self.qnorm)
@@ -671,6 +670,20 @@ def _span_years(text: str) -> set[str]:
     return years
 
 
+_YEAR_SPAN_LABEL = re.compile(r"^((?:19|20)\d\d)\s*[-–/]\s*((?:19|20)?\d\d)$")
+
+
+def period_end(text: str) -> str | None:
+    """The year a period label ends in: its year (`label_year`), or the end of a span of two years
+    (`2021/2022`, `2015-16` → 2016: an academic or fiscal year)."""
+    m = _YEAR_SPAN_LABEL.match(normalise_text(text))
+    if m is None:
+        return label_year(text)
+    first, end = m.groups()
+    end = end if len(end) == 4 else first[:2] + end
+    return end if int(end) == int(first) + 1 else None
+
+
 def line_year(line: Line) -> str | None:
     """The year a line's own label names (`label_year`); for a label that only gives a unit (`2019 >
     number`, `2019 > %`), the year of the nearest label above it."""
@@ -690,12 +703,20 @@ _NEXT_TO_YEAR = re.compile(
 _ALL = re.compile(r"\ball\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?")
 
 
-def whole_table_words(qnorm: str, title: str) -> set[str]:
-    """Stems of the words after `all` the title holds, when all of that phrase is the title's
-    (`the total of all contractual obligations` under `Contractual obligations as of …`): unless a
-    label holds them all (`All state agencies`), they name the table's whole population, so no
-    line's share of them (`Purchase obligations`) counts."""
+def whole_table_words(qnorm: str, title: str, labels: list[str]) -> set[str]:
+    """Stems of words that name the table's whole population, so that no line's share of them
+    counts (`Purchase obligations`, `Full professor`): the words after `all` when the title holds all
+    of that phrase and no label does (`the total of all contractual obligations` under `Contractual
+    obligations as of …`; not `All state agencies`), or every word a question says besides its years
+    when the title holds them all and no label's own words are all among them (`how many full-time
+    university teachers were there in 2022/2023` under `Full-time university teachers by rank and
+    sex`; not `cases completed in adult criminal court` over `Total cases`)."""
     title_stems = set(label_tokens(title))
+    held = [set(label_tokens(t)) for t in labels]
+    said = {t for t in label_tokens(qnorm) if not t[0].isdigit() and not t.startswith("-")}
+    if said and said <= title_stems and not any(own and own <= said for h in held
+                                                    if (own := h - AGGREGATE_STEMS)):
+        return said
     out: set[str] = set()
     for m in _ALL.finditer(qnorm):
         run = []
@@ -705,7 +726,7 @@ def whole_table_words(qnorm: str, title: str) -> set[str]:
                 break
             run.extend(stems)
         out.update(run)
-    return out
+    return set() if any(out <= h for h in held) else out
 
 
 def spelled_years(question: str) -> str:
