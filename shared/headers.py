@@ -33,6 +33,7 @@ from celltrace.shared.units import (
     CURRENCIES,
     PERIOD_UNITS,
     SCALE_UNITS,
+    CaptionUnit,
     caption_unit,
     label_unit,
     label_unit_of_values,
@@ -152,15 +153,17 @@ class HeaderModel:
 
         Innermost first: a unit label on the row path (a unit column or a `percent` row), on the
         column path (unit rows included), a unit row whose unit is written at the left of its
-        group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`, or the
-        full-width title lines at the top of the grid when they were selected with the table) unless
+        group, then the caption (`Table.title`, e.g. `(in millions, except per share data)`, the
+        full-width title lines at the top of the grid when they were selected with the table, or a
+        unit in the corner above the row labels: `€ million`) unless
         the cell's labels name what the caption exempts (then the exemption's unit, if any:
         `CaptionUnit.exempt_unit`). A bare currency label (`$` over a change column) takes the
         caption's scale (`(in millions)` → `$ millions`).
         """
         rows, cols = _unit_labels(self.row_path(node)), _unit_labels(self.col_path(node))
         titles = self._title_lines()
-        caption = caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
+        caption = (caption_unit(self.graph.table.title) or caption_unit("\n".join(n.text for n in titles))
+                   or self._corner_unit())
         labels = [n.text for n in [*rows, *cols] if n not in titles]
         for label in [*reversed(rows), *reversed(cols)]:
             unit = label_unit_of_values(label.text)
@@ -179,6 +182,13 @@ class HeaderModel:
         if not caption.applies_to(labels):
             return caption.exempt_unit
         return None if caption.leaves_out(labels) else caption.unit
+
+    def _corner_unit(self) -> CaptionUnit | None:
+        """The unit written in the corner above the row labels (`€ million` beside the dates), read
+        like a caption's."""
+        corner = {self.graph.node_at(r, c).id: self.graph.node_at(r, c) for r in range(self.header_rows)
+                  for c in range(self.header_cols)}
+        return next((unit for n in corner.values() if not n.empty and (unit := caption_unit(n.text))), None)
 
     def _title_lines(self) -> list[Node]:
         """The full-width rows that open the header band (title, unit line), top first."""
@@ -445,8 +455,20 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
                  or (e[2] and e[0] == ind and e[1].id not in indented)]
         indented.update(n.id for i, n, is_section in stack if is_section and i < ind)
         out[r] = [n for _, n, _ in stack]
+        closed = _closed_section(lab.text, stack) if closing else None
+        if closed is not None:  # `Total current assets` ends `Current assets`: `Total assets` is not in it
+            stack = stack[:closed]
+            continue
         stack.append((ind, lab, False))
     return out
+
+
+def _closed_section(total: str, stack: list[tuple[int, Node, bool]]) -> int | None:
+    """The stack position of the section a `Total …` line names whole (`Total current assets` →
+    `Current assets:`), or None."""
+    named = _TOTAL_LINE.sub("", normalise_text(total)).strip(" :,-")
+    return next((i for i, (_, n, is_section) in enumerate(stack)
+                 if is_section and named and normalise_text(n.text).strip(" :") == named), None)
 
 
 def _unit_labels(path: list[Node]) -> list[Node]:

@@ -300,3 +300,18 @@ def test_a_blank_row_inside_the_header_band_does_not_stop_a_label_spanning_right
     headers = infer_headers(graph)
     assert [n.text for n in headers.col_path(graph.node_at(4, 5))] == ["2022/2023", "median salary ($)"]
     assert [n.text for n in headers.col_path(graph.node_at(4, 3))] == ["2021/2022", "median salary ($)"]
+
+
+def test_a_total_line_naming_its_section_closes_it() -> None:
+    """`Total current assets` ends `Current assets`: `Total assets` below is not one of them."""
+    graph = CellGraph(Table(text=[
+        ["", "2023", "2022"], ["Current assets", "", ""], ["Inventories", "2,140", "2,388"],
+        ["Cash", "1,260", "980"], ["Total current assets", "3,400", "3,368"], ["Goodwill", "900", "900"],
+        ["Total assets", "4,300", "4,268"],
+    ]))
+    headers = infer_headers(graph)
+    def path(r: int) -> list[str]:
+        return [n.text for n in headers.row_path(graph.node_at(r, 1))]
+
+    assert path(4) == ["Current assets", "Total current assets"]
+    assert path(6) == ["Total assets"]

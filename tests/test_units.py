@@ -250,3 +250,11 @@ def test_a_currency_label_takes_the_scale_of_the_caption() -> None:
     assert headers.unit_for(graph.node_at(1, 2)) == "$ millions"
     assert headers.unit_for(graph.node_at(1, 1)) == "millions"
     assert headers.unit_for(graph.node_at(2, 1)) == "$"
+
+
+def test_a_unit_in_the_corner_above_the_row_labels_is_the_tables() -> None:
+    table = Table(text=[["€ million", "Note", "31 Dec 2023", "31 Dec 2022"],
+                        ["Inventories", "15", "2,140", "2,388"], ["Total assets", "", "17,105", "16,765"]])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    assert headers.unit_for(graph.node_at(1, 2)) == "€ millions"
