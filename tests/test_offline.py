@@ -2852,3 +2852,16 @@ def test_a_question_naming_only_the_titles_subject_asks_the_whole_table() -> Non
                              TEACHERS.title or "", labels) == {"full", "time", "universiti", "teacher"}
     assert not whole_table_words("how many cases were completed in adult criminal court?",
                                  "Charges and cases completed in adult criminal court", ["Total cases"])
+
+
+def test_a_share_reads_the_part_the_question_names_whole() -> None:
+    """`current assets` is the `Current assets` section (its own total line is no longer label that
+    hides it), not `Intangible assets`, whose `assets` the question says in `total assets`."""
+    sheet = Table(text=[
+        ["", "31 Dec 2023"], ["Non-current assets", ""], ["Property, plant and equipment", "8,420"],
+        ["Intangible assets", "3,310"], ["Total non-current assets", "11,730"], ["Current assets", ""],
+        ["Inventories", "2,140"], ["Cash and cash equivalents", "1,260"], ["Total current assets", "3,400"],
+        ["Total assets", "15,130"],
+    ])
+    plan, _ = run(sheet, "What percentage of total assets were current assets at the end of 2023?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["22.5%"])

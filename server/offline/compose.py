@@ -20,7 +20,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import is_aggregate
+from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, is_aggregate
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 
@@ -32,6 +32,8 @@ Operand = tuple[Node, frozenset[int]]
 """A named header node and the indices of the lines under it."""
 OPERAND_MIN_MENTION = 0.5
 """A header node counts as a named operand when the question mentions at least this much of it."""
+FULL_MENTION = 0.99
+"""A mention this complete names the label whole."""
 
 
 def _position(g: Grounder, node: Node) -> int:
@@ -60,7 +62,7 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
 
     A label repeated under several groups (`employer` under each community type) qualifies rather
     than names an operand and is skipped, as is a label that spans every line or whose text lies
-    inside a longer named label.
+    inside a longer named label (not its own total's: `Current assets` in `Total current assets`).
     """
     under: dict[int, set[int]] = {}
     nodes: dict[int, Node] = {}
@@ -77,7 +79,8 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
     keys = [normalise_text(n.text) for n in named]
     return [
         (n, frozenset(under[n.id])) for n, k in zip(named, keys, strict=True)
-        if not said_only_inside(g.qnorm, k, [o for o in keys if k != o and f" {k} " in f" {o} "])
+        if not said_only_inside(g.qnorm, k, [o for o in keys if k != o and f" {k} " in f" {o} "
+                                             and not set(words(o)) - set(words(k)) <= AGGREGATE_LABEL_WORDS])
     ]
 
 
@@ -213,8 +216,11 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
             totals = [ln for ln in totals if not any(ln.index in s for _, s in named)]
         if not totals or not named:
             continue
-        # equally near: a label the question says whole (`Net income`, not `Other income, net`)
-        node, members = min(named, key=lambda ns: (_distance(_position(g, ns[0]), anchor),
+        # a label the question names whole before one it names in part (`Current assets`, not
+        # `Intangible assets` by the `assets` of `total assets`); equally near: one it says verbatim
+        # (`Net income`, not `Other income, net`)
+        node, members = min(named, key=lambda ns: (g.mention(ns[0]) < FULL_MENTION,
+                                                   _distance(_position(g, ns[0]), anchor),
                                                    not g.verbatim(ns[0])))
         dist = _distance(_position(g, node), anchor)
         if best is not None and dist >= best[0]:
