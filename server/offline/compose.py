@@ -62,7 +62,8 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
 
     A label repeated under several groups (`employer` under each community type) qualifies rather
     than names an operand and is skipped, as is a label that spans every line or whose text lies
-    inside a longer named label (not its own total's: `Current assets` in `Total current assets`).
+    inside a longer named label (not its own total line's under it: `Current assets` in `Total
+    current assets`; `West Total` of a pivot table is no line under `West`).
     """
     under: dict[int, set[int]] = {}
     nodes: dict[int, Node] = {}
@@ -76,11 +77,16 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
         if len(under[n.id]) < len(lines) and texts.count(normalise_text(n.text)) == 1
         and g.mention(n) >= OPERAND_MIN_MENTION
     ]
-    keys = [normalise_text(n.text) for n in named]
+    by_key = {normalise_text(n.text): n for n in named}
+
+    def own_total(k: str, o: str) -> bool:  # `Total current assets`, a line under `Current assets`
+        return set(words(o)) - set(words(k)) <= AGGREGATE_LABEL_WORDS and under[by_key[o].id] <= under[
+            by_key[k].id]
+
     return [
-        (n, frozenset(under[n.id])) for n, k in zip(named, keys, strict=True)
-        if not said_only_inside(g.qnorm, k, [o for o in keys if k != o and f" {k} " in f" {o} "
-                                             and not set(words(o)) - set(words(k)) <= AGGREGATE_LABEL_WORDS])
+        (n, frozenset(under[n.id])) for k, n in by_key.items()
+        if not said_only_inside(g.qnorm, k, [o for o in by_key if k != o and f" {k} " in f" {o} "
+                                             and not own_total(k, o)])
     ]
 
 
@@ -226,7 +232,10 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         if best is not None and dist >= best[0]:
             continue
         part = max((ln for ln in lines if ln.index in members), key=lambda ln: (g.line_score(ln), -ln.index))
-        whole = max(totals, key=lambda ln: _whole_rank(g, part, ln))
+        wholes = [ln for ln in totals if ln.index != part.index]  # a share of itself is none
+        if not wholes:
+            continue
+        whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
         fixed = _count_line(g, other)
         best = (dist, axis, [part, whole], fixed)
     return None if best is None else best[1:]
