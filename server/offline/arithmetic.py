@@ -13,12 +13,12 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     AGGREGATE_STEMS,
     ASKS_CHANGE,
-    CHANGE_LABELS,
     MONTH_NAMES,
     YEAR,
     Grounder,
     Plan,
     asked_periods,
+    gives_change,
     headers_for,
     interim_period,
     is_interim_label,
@@ -230,11 +230,10 @@ def _gives_asked_change(g: Grounder) -> bool:
     """Some line of the table gives the change asked: any change line, but a percent change line
     does not give the amount of a change (`how much did RPMs increase in 2023` beside
     `Increase/(Decrease)` in percent)."""
-    change = stems(CHANGE_LABELS)
     absolute = asks_absolute_change(g)
     for lines, other in ((g.rows, g.cols), (g.cols, g.rows)):
         for ln in lines:
-            if not any(set(label_tokens(n.text)) & change for n in ln.path):
+            if not gives_change(ln):
                 continue
             cells = [value_cell(g.graph, ln, o) if ln.axis == "row" else value_cell(g.graph, o, ln)
                      for o in other]
