@@ -203,8 +203,9 @@ class CaptionUnit:
 
         if self.unit == "percent":
             return any(is_sample_size(label) for label in labels)
-        return any(is_relative(label) for label in labels) or (
-            self.unit.split()[0] in CURRENCIES.values() and any(count(label) for label in labels))
+        money = self.unit.split()[0] in CURRENCIES.values()
+        return ((money or self.unit in SCALE_UNITS) and any(is_relative(label) for label in labels)) or (
+            money and any(count(label) for label in labels))
 
 
 def is_relative(label: str) -> bool:

@@ -237,6 +237,8 @@ def test_a_scale_caption_does_not_measure_a_rate_or_an_average() -> None:
     assert [headers.unit_for(graph.node_at(r, 1)) for r in (1, 2, 3)] == ["thousands", None, None]
     percent = caption_unit("Labour force characteristics\nPercent")
     assert percent is not None and not percent.leaves_out(["Unemployment rate"])
+    area = caption_unit("Farm area\n(hectares)")  # an average area is still in hectares
+    assert area is not None and not area.leaves_out(["Average area per farm"])
 
 
 def test_a_currency_label_takes_the_scale_of_the_caption() -> None:
