@@ -222,16 +222,17 @@ class HeaderModel:
             return self._unit_rows[r]
         if r >= self.header_rows - 1 or c < self.header_cols:
             return None
-        # blank upper header cell: inherit from the left if the level below (past blank rows of the
-        # band) is filled here
+        # blank upper header cell: inherit from an unmerged label to the left if the level below
+        # (past blank rows of the band) is filled here
         level = next((rr for rr in range(r + 1, self.header_rows) if any(
             not self.graph.node_at(rr, cc).empty for cc in range(self.header_cols, self.graph.n_cols))), None)
         if level is None or self.graph.node_at(level, c).empty:
             return None
         for cc in range(c - 1, self.header_cols - 1, -1):
             left = self.graph.node_at(r, cc)
-            if not left.empty:
-                return left if not self.graph.node_at(level, cc).empty else None
+            if not left.empty:  # a merged label spans just its own columns (`Headcount` over B:D)
+                merged = left.c1 > left.c0
+                return left if not merged and not self.graph.node_at(level, cc).empty else None
         return None
 
     def _row_label(self, r: int, c: int) -> Node | None:
@@ -365,7 +366,8 @@ def _units_only(graph: CellGraph, r: int, first: int) -> bool:
 def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
     """Header rows whose only label sits over the first data column (`percent` then blanks).
 
-    Such a label names the unit of every data column (it is a spanning header written once).
+    Such a label names the unit of every data column (it is a spanning header written once); a
+    label merged over some of them (`Headcount` over B:D, not over `FTE`) spans just those.
     """
     out: dict[int, Node] = {}
     if graph.n_cols - model.header_cols < 2:
@@ -373,7 +375,8 @@ def _unit_rows(graph: CellGraph, model: HeaderModel) -> dict[int, Node]:
     for r in range(model.header_rows):
         cells = {graph.node_at(r, c).id: graph.node_at(r, c) for c in range(model.header_cols, graph.n_cols)}
         labels = [n for n in cells.values() if not n.empty]
-        if len(labels) == 1 and labels[0].c0 == model.header_cols and len(cells) > 1:
+        if len(labels) == 1 and labels[0].c0 == model.header_cols and len(cells) > 1 and (
+                labels[0].c1 in (labels[0].c0, graph.n_cols - 1)):
             out[r] = labels[0]
     return out
 
@@ -415,8 +418,9 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     A stack of (indent, label, is_section): a section label replaces labels at its indentation or
     deeper; a plain label pops the plain labels at its indentation or deeper (an unindented table's
     section therefore scopes every row up to the next section row) and, at a section's own
-    indentation, a section whose rows were indented under it (`Current assets:`, its indented
-    items, then `Total assets` back at the left is not one of them). A `Total …` label is never
+    indentation, a section whose first row was indented under it (`Current assets:`, its indented
+    items, then `Total assets` back at the left is not one of them; `Toronto` then `Total` and its
+    items at the left, some with indented parts, keeps them all). A `Total …` label is never
     under a plain label (`_TOTAL_LINE`); a section over repeated blocks (`_outer_sections`) and a
     row heading a repeated run of rows (`_block_heads`) sit one level further out; such a head stays
     under the sections around it, and the next section row ends its block.
@@ -424,6 +428,7 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     out: dict[int, list[Node]] = {}
     stack: list[tuple[int, Node, bool]] = []
     indented: set[int] = set()  # sections whose rows sit deeper than their own label
+    seen: set[int] = set()  # sections a row has followed (`Toronto` then `Total` at its indentation)
     label_col = model.header_cols - 1
     labels = {r: next(graph.node_at(r, c) for c in range(graph.n_cols) if not graph.node_at(r, c).empty)
               for r in sections}
@@ -453,7 +458,8 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
         closing = _TOTAL_LINE.match(normalise_text(lab.text)) is not None
         stack = [e for e in stack if (e[0] < ind and (e[2] or not closing))
                  or (e[2] and e[0] == ind and e[1].id not in indented)]
-        indented.update(n.id for i, n, is_section in stack if is_section and i < ind)
+        indented.update(n.id for i, n, is_section in stack if is_section and i < ind and n.id not in seen)
+        seen.update(n.id for _, n, is_section in stack if is_section)  # the first row says which
         out[r] = [n for _, n, _ in stack]
         closed = _closed_section(lab.text, stack) if closing else None
         if closed is not None:  # `Total current assets` ends `Current assets`: `Total assets` is not in it

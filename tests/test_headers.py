@@ -315,3 +315,35 @@ def test_a_total_line_naming_its_section_closes_it() -> None:
 
     assert path(4) == ["Current assets", "Total current assets"]
     assert path(6) == ["Total assets"]
+
+
+def test_a_label_merged_over_some_columns_spans_just_those() -> None:
+    """`Headcount` merged over `Female | Male | Total` neither spans `FTE` beside it nor names the
+    unit of every column."""
+    graph = CellGraph(Table(text=[
+        ["", "Headcount", "", "", ""], ["Department", "Female", "Male", "Total", "FTE"],
+        ["Sales", "22", "19", "41", "39.0"], ["Finance", "9", "6", "15", "14.2"],
+    ], merges=[(0, 1, 0, 3)]))
+    headers = infer_headers(graph)
+    assert texts(headers.col_path(graph.node_at(2, 4))) == ["FTE"]
+    assert texts(headers.col_path(graph.node_at(2, 3))) == ["Headcount", "Total"]
+
+
+def test_a_section_whose_first_row_sits_at_its_indentation_keeps_its_rows() -> None:
+    """`Vancouver`, then `Total` and its items at the left (some with indented parts): every row up
+    to the next section is Vancouver's, unlike `Current assets:` over indented items."""
+    graph = CellGraph(Table(text=[
+        ["Household type", "Owner", "Renter"], ["Toronto", "", ""], ["Total", "1,600", "800"],
+        ["Couple-family households", "1,000", "300"], ["  With children", "600", "150"],
+        ["One-person households", "600", "500"], ["Vancouver", "", ""], ["Total", "700", "450"],
+        ["Couple-family households", "400", "160"], ["  With children", "220", "76"],
+        ["One-person households", "300", "290"],
+    ]))
+    headers = infer_headers(graph)
+
+    def path(r: int) -> list[str]:
+        return texts(headers.row_path(graph.node_at(r, 1)))
+
+    assert path(5) == ["Toronto", "One-person households"]
+    assert path(10) == ["Vancouver", "One-person households"]
+    assert path(9) == ["Vancouver", "Couple-family households", "With children"]
