@@ -213,6 +213,15 @@ def is_relative(label: str) -> bool:
     return not RELATIVE_WORDS.isdisjoint(_label_words(label))
 
 
+def without_exemptions(caption: str) -> str:
+    """A caption without its `except ...` clauses: `(US$ millions, except ratios)` says nothing of the
+    table's other figures."""
+    return _EXCEPT_CLAUSE.sub("", normalise_text(caption))
+
+
+_EXCEPT_CLAUSE = re.compile(r"[,;]?\s*\b(?:except|excluding)\b[^;\n)]*")
+
+
 def is_sample_size(label: str) -> bool:
     """A sample size's label (`n`, `Sample size`, `Unweighted base`, `Number of respondents`)."""
     words = set(_label_words(label))

@@ -19,6 +19,7 @@ from celltrace.server.offline.grounding import (
     line_year,
     month_span,
     period_end,
+    price_base,
     ranked_cells,
     spelled_later,
     spelled_years,
@@ -40,6 +41,7 @@ from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
 from celltrace.shared.numstyle import NumStyle
 from celltrace.shared.table import Table
+from celltrace.shared.units import without_exemptions
 
 STATEMENT = statement()
 
@@ -2740,6 +2742,10 @@ def test_a_year_no_line_shows_is_the_sum_of_its_quarters() -> None:
     out); a margin is no sum."""
     plan, _ = run(QUARTERS_FY, "What was total revenue for fiscal 2024?")
     assert (plan.operation, plan.answer) == ("sum", ["5,165"])
+    plan, _ = run(QUARTERS_FY, "What was revenue in FY2024?")
+    assert (plan.operation, plan.answer) == ("sum", ["5,165"])
+    plan, _ = run(QUARTERS_FY, "Which quarter of FY24 had the highest revenue?")
+    assert plan.answer == ["Q4 FY24"]
     plan, _ = run(QUARTERS_FY, "What was the gross margin for fiscal 2024?")
     assert plan.operation != "sum"
 
@@ -2865,3 +2871,122 @@ def test_a_share_reads_the_part_the_question_names_whole() -> None:
     ])
     plan, _ = run(sheet, "What percentage of total assets were current assets at the end of 2023?")
     assert (plan.operation, plan.answer) == ("percent_of", ["22.5%"])
+
+
+def test_a_bound_of_a_confidence_interval_is_its_first_or_second_line() -> None:
+    """`upper bound` names `to` under `95% confidence interval`, `lower bound` names `from`."""
+    prevalence = Table(text=[
+        ["age group", "males", "", "", "females", "", ""],
+        ["", "percent", "95% confidence interval", "", "percent", "95% confidence interval", ""],
+        ["", "", "from", "to", "", "from", "to"],
+        ["35 to 49", "5.6", "4.8", "6.5", "4.1", "3.4", "4.9"],
+        ["50 to 64", "13.4", "12.3", "14.6", "9.8", "8.9", "10.8"],
+    ], merges=[(0, 1, 0, 3), (0, 4, 0, 6), (1, 2, 1, 3), (1, 5, 1, 6)])
+    plan, _ = run(prevalence, "What was the upper bound of the 95% confidence interval for males aged 35 "
+                              "to 49?")
+    assert plan.answer == ["6.5"]
+    plan, _ = run(prevalence, "What was the lower limit of the confidence interval for females aged 50 "
+                              "to 64?")
+    assert plan.answer == ["8.9"]
+
+
+INSURANCE_SEGMENTS = Table(text=[
+    ["", "personal lines", "", "commercial lines", ""],
+    ["", "2023", "2022", "2023", "2022"],
+    ["Gross premiums written", "8,420", "7,960", "11,250", "10,480"],
+    ["Combined ratio", "97.0", "99.5", "92.5", "94.4"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)], title="Segment results\n(US$ millions, except ratios)")
+
+
+def test_a_total_no_group_shows_is_the_sum_over_every_group() -> None:
+    """`total gross premiums written in 2023` with no total column: 2023 of every segment; a ratio is
+    never summed, and a segment the question names is looked up."""
+    plan, _ = run(INSURANCE_SEGMENTS, "What were total gross premiums written in 2023?")
+    assert (plan.operation, plan.answer) == ("sum", ["19,670"])
+    plan, _ = run(INSURANCE_SEGMENTS, "What was the total combined ratio in 2023?")
+    assert plan.operation != "sum"
+    plan, _ = run(INSURANCE_SEGMENTS, "What were total gross premiums written in commercial lines in 2023?")
+    assert plan.answer == ["11,250"]
+    assert without_exemptions("(US$ millions, except ratios)") == "(us$ millions)"
+
+
+MEDIAN_INCOME = Table(text=[
+    ["", "2018", "2021", "2022", "% change 2021 to 2022"],
+    ["", "2022 constant dollars", "2022 constant dollars", "2022 constant dollars", "percent"],
+    ["Economic families, two persons or more", "", "", "", ""],
+    ["  Senior families", "71,800", "76,100", "75,200", "-1.2"],
+    ["Persons not in an economic family", "33,200", "35,900", "35,300", "-1.7"],
+])
+
+
+def test_the_year_of_a_price_base_is_no_period() -> None:
+    """`2022 constant dollars` under each year names no year: the change from 2018 to 2022 is
+    computed from the two years' lines, not read from the `% change 2021 to 2022` column; the open
+    class `two persons or more` asks no comparison."""
+    assert price_base("2022 constant dollars") and not price_base("2022")
+    plan, _ = run(MEDIAN_INCOME, "What was the percent change in median income for persons not in an "
+                                 "economic family between 2018 and 2022?")
+    assert (plan.operation, plan.answer) == ("growth", ["6.3%"])
+    plan, _ = run(MEDIAN_INCOME, "By how many dollars did the median income of senior families change "
+                                 "from 2018 to 2022?")
+    assert (plan.operation, plan.answer) == ("diff", ["3,400"])
+    plan, _ = run(MEDIAN_INCOME, "What was the median income of senior families in 2022?")
+    assert plan.answer == ["75,200"]
+
+
+SURVEY_RESPONSES = Table(text=[
+    ["Question", "Strongly agree", "Agree", "Neutral", "Disagree", "Strongly disagree"],
+    ["I was served promptly", "31%", "38%", "17%", "10%", "4%"],
+    ["Prices were good value for money", "18%", "29%", "26%", "17%", "10%"],
+])
+
+
+def test_alternatives_end_where_their_clause_begins() -> None:
+    """`agreed or strongly agreed that prices were …`: the second alternative ends before `that`."""
+    assert ops.pair_options("What percentage agreed or strongly agreed that prices were good value "
+                            "for money?") == ("percentage agreed", "strongly agreed")
+    plan, _ = run(SURVEY_RESPONSES, "What percentage agreed or strongly agreed that prices were good value "
+                                    "for money?")
+    assert (plan.operation, plan.answer) == ("sum", ["47%"])
+
+
+def test_an_aside_excluding_a_word_names_no_label_by_it() -> None:
+    plan, _ = run(SURVEY_RESPONSES, "What percentage answered Disagree (not strongly) to 'I was served "
+                                    "promptly'?")
+    assert plan.answer == ["10%"]
+
+
+def test_what_rate_was_asks_a_figure_not_a_name() -> None:
+    assert ops.asks_label("What country had the highest rate?")
+    assert not ops.asks_label("What rate was paid on time deposits in 2023?")
+
+
+PROPERTIES = Table(text=[
+    ["Property", "Market", "Year acquired", "Percent leased", ""],
+    ["", "", "", "Dec. 31, 2023", "Dec. 31, 2022"],
+    ["Riverside Commons", "Dallas, TX", "2016", "97.1%", "99.2%"],
+    ["Gulf Coast Distribution Center", "Houston, TX", "2015", "88.7%", "93.0%"],
+    ["Saguaro Industrial Campus", "Phoenix, AZ", "2019", "91.5%", "87.8%"],
+    ["Meadowlands Logistics Hub", "Secaucus, NJ", "2022", "99.6%", "98.9%"],
+], merges=[(0, 0, 1, 0), (0, 1, 1, 1), (0, 2, 1, 2), (0, 3, 0, 4)])
+
+
+def test_a_ranking_answers_the_label_under_the_asked_noun() -> None:
+    """Row labels side by side (`Property | Market | Year acquired`): `which property` answers the
+    property, not the year it was acquired."""
+    plan, _ = run(PROPERTIES, "Which property had the lowest percent leased at December 31, 2023?")
+    assert plan.answer == ["Gulf Coast Distribution Center"]
+    plan, _ = run(PROPERTIES, "Which market had the highest percent leased at December 31, 2023?")
+    assert plan.answer == ["Secaucus, NJ"]
+
+
+def test_the_years_a_column_axis_heads_name_no_row_label() -> None:
+    """`from 2022 to 2023` are the columns' periods: the `2022` a property was acquired in does not
+    name its row."""
+    question = ("By how many percentage points did the percent leased of Saguaro Industrial Campus change "
+                "from 2022 to 2023?")
+    plan, graph = run(PROPERTIES, question)
+    assert (plan.operation, plan.answer) == ("diff", ["3.7%"])
+    g = Grounder(question, graph, infer_headers(graph), None)
+    assert not g.matched(graph.node_at(5, 2))  # acquired in 2022
+    assert g.matched(graph.node_at(1, 4))  # Dec. 31, 2022

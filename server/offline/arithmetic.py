@@ -29,16 +29,17 @@ from celltrace.server.offline.grounding import (
     names_a_size,
     period_end,
     period_phrases,
+    price_base,
     question_position,
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
-from celltrace.server.offline.lines import Line, is_aggregate, value_cell
+from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.numbers import is_year_text
-from celltrace.shared.units import RELATIVE_WORDS
+from celltrace.shared.units import RELATIVE_WORDS, parse_unit, without_exemptions
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -102,6 +103,27 @@ def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
         is_aggregate(ranked[0]) and named(ranked[0]) <= words) else ranked[0]
 
 
+def _in_every_group(g: Grounder, lines: list[Line]) -> list[Line] | None:
+    """`total gross premiums written in 2023` over `Personal lines | 2023` and `Commercial lines |
+    2023`: the lines of the one label the question names, one in every group of the axis, when the
+    question names no group and the axis has no total (`Both sexes`, `Total seats` is looked up)."""
+    named: dict[str, list[Line]] = {}
+    for ln in lines:
+        if ln.label is not None and len(ln.path) >= 2 and g.mention(ln.label) >= 0.99:
+            named.setdefault(normalise_text(ln.label.text), []).append(ln)
+    if len(named) != 1:
+        return None
+    (members,) = named.values()
+    groups = {ln.path[-2].id: ln.path[-2] for ln in lines if len(ln.path) >= 2}
+    if len(members) < 2 or len(groups) != len({ln.path[-2].id for ln in members}) or len(groups) != len(
+            members) or any(is_aggregate(ln) for ln in lines):
+        return None
+    if any(g.matched(n) or is_aggregate_label(n) or parse_unit(n.text) or price_base(n.text)
+           for n in groups.values()):
+        return None  # groups that are units (`current $millions`, `constant 2009 $millions`) show
+    return members  # the same figures twice
+
+
 def _within_a_period(label: str, periods: list[str]) -> bool:
     """A year label (`FY 2022`) whose year the question says only inside shorter periods it also
     names (`from Q1 2022 to Q4 2022`): the year is theirs, not the whole year's."""
@@ -123,6 +145,12 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             return plan
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
         mentioned = _mentioned_lines(g, lines)
+        grouped = _in_every_group(g, lines) if op == "sum" and len(mentioned) < 2 else None
+        if grouped is not None:
+            fixed = _across(g, op, other)
+            plan = _composable(g, op, axis, grouped, fixed) if _additive(g, axis, grouped, fixed) else None
+            if plan is not None:
+                return plan
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
@@ -162,16 +190,19 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     if plan is not None:
         return plan
     every = _EVERY_PERIOD.search(g.qnorm)
-    summed = set(ops.words(g.q)) & {"sum", "combined", "altogether"}
+    _, best_row = g.best(g.rows)[0]
+    _, best_col = g.best(g.cols)[0]
+    own = {w for n in best_row.path + best_col.path for w in ops.words(n.text)}
+    summed = set(ops.words(g.q)) & {"sum", "combined", "altogether"} - own  # not `Combined ratio`
     if op == "average" or (op == "sum" and (summed or every)):
-        _, best_row = g.best(g.rows)[0]
-        _, best_col = g.best(g.cols)[0]
         if g.line_score(best_row) >= g.line_score(best_col):
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
         members = [ln for ln in members if not is_aggregate(ln)]
         if (op == "average" or every) and not _over_a_span(g, members):
+            return None
+        if op == "sum" and not _additive(g, axis, members, fixed):
             return None
         count = every.group(1) if every else None
         if count and count != "all" and int(CARDINALS.get(count, count)) != len(members):
@@ -316,14 +347,16 @@ def solve_classes(g: Grounder) -> Plan | None:
     return None if months is None else _sum_of_classes(g, months, said[0], months_of)
 
 
-_WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)\b")
+_WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)(?:\b|(?=\d))")
+"""Words naming a whole year: `total`, `annual`, `fiscal 2024`, `FY 2024`, `FY2024`."""
 
 
 def _whole_year_asked(g: Grounder) -> str | None:
     """`total revenue for fiscal 2024` on a table of quarters with no line for that year: the words
     naming the year, whose months are the quarters' (a sum, worded as a total or a fiscal year).
     None when a total line sits among the periods (`Total` under quarterly repurchase programs)."""
-    if len(g.q_years) != 1 or g.q_periods or g.q_months or not _WHOLE_YEAR.search(g.qnorm):
+    if len(g.q_years) != 1 or g.q_periods or g.q_months or not _WHOLE_YEAR.search(g.qnorm) or ops.asks_label(
+            g.qnorm):  # `which quarter of FY24 …` ranks the quarters
         return None
     (year,) = g.q_years
     if any(line_year(ln) == year for ln in g.rows + g.cols) or any(
@@ -371,15 +404,16 @@ DISTRIBUTION_TOLERANCE = 1.5
 
 
 def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
-    """The classes' figures on `fixed` add up: counts on lines and under a title no word of a
-    relative figure names (`units.RELATIVE_WORDS`: `Average income`, `Rate per 100,000`), or
-    percentages of one whole (every class together makes 100)."""
+    """The classes' figures on `fixed` add up: counts on lines and under a title (but for its `except`
+    clause) no word of a relative figure names (`units.RELATIVE_WORDS`: `Average income`, `Rate per
+    100,000`), or percentages of one whole (every class together makes 100)."""
     nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
              for ln in members]
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
         nums = [num.value for n in nodes if (num := g.number(n)) is not None]
         return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
-    texts = [g.graph.table.title or "", *(n.text for ln in [fixed, *members] for n in ln.path)]
+    title = without_exemptions(g.graph.table.title or "")
+    texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]
     named = {w for text in texts for w in ops.words(text)}
     return named.isdisjoint(RELATIVE_WORDS)
 
@@ -531,14 +565,20 @@ def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] 
     return None
 
 
+_OPEN_CLASS = re.compile(r"\b(?:or|and)\s+(?:more|less|fewer|over|under|older|younger)\b", re.IGNORECASE)
+"""The open end of a class (`two persons or more`, `65 and over`): no comparison."""
+
+
 def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
     """The best single cell's headers already name the operation (a `ratio` or `% change` column):
-    a lookup."""
+    a lookup; not a change line over other years than asked (`% change 2021 to 2022` for the change
+    from 2018 to 2022)."""
     ranked = ranked_cells(g)
     if not ranked:
         return False
     _, row, col = ranked[0]
-    labels = {t for n in row.path + col.path for t in label_tokens(n.text)}
+    labels = {t for ln in (row, col) if not (gives_change(ln) and g.spans_years and g.other_span(ln))
+              for n in ln.path for t in label_tokens(_OPEN_CLASS.sub("", n.text))}
     return bool(labels & stems(phrases))
 
 

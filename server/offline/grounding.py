@@ -90,6 +90,11 @@ question names a year and no shorter period: `net income in 2017` is the year's,
 _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
 
 _SURVEYED = frozenset(label_tokens("respondents surveyed sampled interviewed sample"))
+_EXCLUDED_ASIDE = re.compile(r"\((?:not|excluding|except|other than)\s[^()]*\)", re.IGNORECASE)
+"""An aside excluding what a label would otherwise be (`answered Disagree (not strongly)`)."""
+_BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
+"""`the upper bound of the confidence interval`: one end of an interval estimate."""
+_INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
 """Question words that name a survey's sample size (`n`, `Sample size`)."""
 
 INTERIM_PENALTY = 0.1
@@ -192,8 +197,9 @@ class Grounder:
         self.q_periods = asked_periods(self.qnorm)
         self.flags = legend(graph.table.notes)
         """Quality flags the notes under the table define (`E use with caution`, `r revised`)."""
-        said = content_words(question)
-        self.qwords = quantity_words(self.qnorm, said)
+        worded = _EXCLUDED_ASIDE.sub(" ", question)  # `Disagree (not strongly)`: no label is named by
+        said = content_words(worded)  # the words it excludes
+        self.qwords = quantity_words(normalise_text(worded), said)
         self.qtoks = {s for _, s in self.qwords}
         self.rows = self._rows()
         self.cols = self._cols()
@@ -222,6 +228,8 @@ class Grounder:
         """Where the question names a yes/no line (`polarity`)."""
         self._match_polar()
         self._match_change_words(label_nodes)
+        self._match_interval_bounds()
+        self._years_of_one_axis()
         self._match_change_spans(label_nodes)
         sampled = {st: 1.0 for _, st in self.qwords if st in _SURVEYED}
         if sampled:  # `how many respondents were surveyed` names the sample size, `n`
@@ -320,10 +328,45 @@ class Grounder:
                     self._also_match(nid, stems)
                     self._named_otherwise.add(nid)
 
+    def _years_of_one_axis(self) -> None:
+        """The question's years are periods of the axis whose lines they all head (`Dec. 31, 2023`,
+        `Dec. 31, 2022` columns): a label of the other axis saying one of them (`2022` in a `Year
+        acquired` column) is not named by it."""
+        if not self.q_years:
+            return
+        for lines, others in ((self.rows, self.cols), (self.cols, self.rows)):
+            heads = {line_year(ln) for ln in lines}
+            if self.q_years <= heads and not self.q_years <= {line_year(ln) for ln in others}:
+                own = {n.id for ln in lines for n in ln.path}
+                for nid in {n.id for ln in others for n in ln.path} - own:
+                    self._match[nid] = {q: v for q, v in self._match[nid].items() if q not in self.q_years}
+                return
+
+    def _match_interval_bounds(self) -> None:
+        """`the upper bound of the 95% confidence interval` names the second of the two lines under a
+        confidence interval (`from`/`to`, `lower`/`upper`, `L`/`U`), `lower bound` the first."""
+        asked = _BOUND_ASKED.search(self.qnorm)
+        if asked is None:
+            return
+        said = {st: 1.0 for raw, st in self.qwords if raw in asked.group(0).split()}
+        for lines in (self.rows, self.cols):
+            groups: dict[tuple[int, ...], list[Node]] = {}
+            for ln in lines:
+                if ln.label is not None and any(_INTERVAL.search(normalise_text(n.text))
+                                                for n in ln.path[:-1]):
+                    members = groups.setdefault(tuple(n.id for n in ln.path[:-1]), [])
+                    if ln.label not in members:
+                        members.append(ln.label)
+            for ends in groups.values():
+                if len(ends) == 2:
+                    self._also_match(ends[asked.group(1) == "upper"].id, said)
+
     def _matches(self, text: str) -> dict[str, float]:
         """The question words a label matches, without those it names only as excluded (`Total,
         excluding Syria` does not name Syria) unless the question excludes too."""
         m = match_words(text, self.qwords)
+        if m and price_base(text):  # `2022 constant dollars` under each year: its year is no period
+            m = {q: v for q, v in m.items() if not YEAR.fullmatch(q)}
         cut = _EXCLUDING.search(normalise_text(text))
         if cut is None or not m or _EXCLUDING.search(self.qnorm):
             return m
@@ -509,7 +552,7 @@ class Grounder:
             years = {y for y in map(line_year, lines) if y is not None}
             if not {first, last} <= years:
                 continue
-            if any((gives_change(ln) and not self._other_span(ln))
+            if any((gives_change(ln) and not self.other_span(ln))
                    or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path) for ln in lines):
                 return False
             if int(last) - int(first) == 1 and any(gives_change(ln) and not _span_years(
@@ -518,7 +561,7 @@ class Grounder:
             return any(first < y < last for y in years) or not any(map(self._asked_change, across))
         return False
 
-    def _other_span(self, line: Line) -> bool:
+    def other_span(self, line: Line) -> bool:
         """A change line whose labels name years other than the question's (`% change 2022 to 2023`
         for a change from 2021 to 2022): it does not give the change asked."""
         years = {y for n in line.path for y in _span_years(n.text)}
@@ -686,13 +729,19 @@ def period_end(text: str) -> str | None:
     return end if int(end) == int(first) + 1 else None
 
 
+def price_base(text: str) -> bool:
+    """A unit label naming the year of its prices (`2022 constant dollars`, `constant 2015 dollars`)."""
+    return bool(YEAR.search(text)) and label_year(text) is None and parse_unit(YEAR.sub("", text)) is not None
+
+
 def line_year(line: Line) -> str | None:
     """The year a line's own label names (`label_year`); for a label that only gives a unit (`2019 >
-    number`, `2019 > %`), the year of the nearest label above it."""
+    number`, `2019 > %`, `2019 > 2022 constant dollars`: a price base's year is no period), the
+    year of the nearest label above it."""
     if line.label is None:
         return None
     year = label_year(line.label.text)
-    if year is not None or parse_unit(line.label.text) is None:
+    if year is not None or (parse_unit(line.label.text) is None and not price_base(line.label.text)):
         return year
     return next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
 

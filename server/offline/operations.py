@@ -108,9 +108,12 @@ COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:
 """A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
+_QUANTITY_NOUNS = (r"(?:rates?|percent(?:age)?|share|proportion|fraction|amount|number|value|price|level|"
+                   r"ratio|total|sum|cost|figure|yield|margin|average|mean|median|size|count|score|balance)")
 LABEL_QUESTION = re.compile(
-    r"^\s*(?:in\s+)?(?:which|who|whom|where|what\s+\w+\s+(?:had|has|was|were|is|are))\b")
-"""A question opening on the name it asks: which/who/where …, `what country had …`."""
+    rf"^\s*(?:in\s+)?(?:which|who|whom|where|what\s+(?!{_QUANTITY_NOUNS}\s)\w+\s+(?:had|has|was|were|is|are))\b")
+"""A question opening on the name it asks: which/who/where …, `what country had …` (not `what rate
+was paid …`: a quantity's noun asks a figure)."""
 
 
 MEASURE_LABELS = _vocab(
@@ -500,11 +503,17 @@ def pair_options(question: str) -> tuple[str, str] | None:
         return _named_before_which(q)
     left, _, right = q.rpartition(" or ")
     right = re.split(r"[,:;?]", right)[0].strip()
+    if len(right.split()) > 8:  # `agreed or strongly agreed that prices were …`: B ends at its clause
+        right = _CLAUSE_AFTER.split(right)[0].strip()
     left_words = re.split(r"[,:;?]", left)[-1].split()
     n = len(right.split())
     if not right or not left_words or n > 8:
         return None
     return " ".join(left_words[-n:]), right
+
+
+_CLAUSE_AFTER = re.compile(r"\s(?:that|who|which|whether|because|when|while)\s")
+"""A clause after the second alternative (`strongly agreed that prices were good value`)."""
 
 
 NAMED_BEFORE_WHICH = re.compile(

@@ -157,8 +157,9 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     member = _member_test(g) or (lambda _: False)
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
-        node = next((n for n in reversed(ln.path) if member(n.text)), None) or next(
-            (n for n in reversed(ln.path) if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared),
+        order = _member_order(g, ln)
+        node = next((n for n in order if member(n.text)), None) or next(
+            (n for n in order if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared),
             ln.label)
         if node is None:
             continue
@@ -167,6 +168,20 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
             best[node.id] = (node, ln)
     members = [m for m in best.values() if has_value(m[0])]
     return [m for m in members if not is_aggregate_label(m[0])] or members
+
+
+def _member_order(g: Grounder, ln: Line) -> list[Node]:
+    """A line's labels, innermost first; of several labels side by side on a row (`Property |
+    Market | Year acquired`), the one under the column header holding the asked noun comes first,
+    else the first of them (the name the others describe)."""
+    inner = list(reversed(ln.path))
+    own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
+    if len(own) < 2:
+        return inner
+    named = [n for n in own if g.asked_noun is not None and any(
+        g.asked_noun in label_tokens(h.text) for h in g.h.col_path(n))]
+    first = named[:1] or own[:1]
+    return first + [n for n in inner if n is not first[0]]
 
 
 def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan | None:
