@@ -26,6 +26,7 @@ from celltrace.server.offline.grounding import (
     whole_table_words,
 )
 from celltrace.server.offline.intent import candidates
+from celltrace.server.offline.intervals import whole_classes
 from celltrace.server.offline.lexicon import (
     abbreviates,
     acronym,
@@ -2990,3 +2991,111 @@ def test_the_years_a_column_axis_heads_name_no_row_label() -> None:
     g = Grounder(question, graph, infer_headers(graph), None)
     assert not g.matched(graph.node_at(5, 2))  # acquired in 2022
     assert g.matched(graph.node_at(1, 4))  # Dec. 31, 2022
+
+
+STANDINGS = Table(text=[
+    ["Pos", "Team", "P", "W", "D", "L", "GF", "GA", "Pts"],
+    ["1", "Riverside United", "22", "16", "3", "3", "48", "18", "51"],
+    ["2", "Northgate Rovers", "22", "14", "3", "5", "35", "12", "45"],
+    ["3", "Oakwood Wanderers", "22", "9", "6", "7", "30", "27", "33"],
+    ["4", "Valley Rangers", "22", "4", "8", "10", "21", "33", "20"],
+])
+
+
+def test_the_letters_heading_a_standings_table_name_its_columns() -> None:
+    plan, _ = run(STANDINGS, "How many games did Oakwood Wanderers win?")
+    assert plan.answer == ["9"]
+    plan, _ = run(STANDINGS, "Which team conceded the fewest goals?")
+    assert plan.answer == ["Northgate Rovers"]
+    plan, _ = run(STANDINGS, "Which team lost the most games?")
+    assert plan.answer == ["Valley Rangers"]
+
+
+EMPLOYMENT = Table(text=[
+    ["Country", "2021", "2022"],
+    ["Canada", "73.2", "75.0"],
+    ["Japan", "77.9", "78.4"],
+    ["OECD average", "67.9", "69.7"],
+])
+
+
+def test_a_gap_in_points_is_worded_above_below_or_exceeded() -> None:
+    plan, _ = run(EMPLOYMENT, "How many percentage points was Canada above the OECD average in 2022?")
+    assert (plan.operation, plan.answer) == ("diff", ["5.3"])
+    plan, _ = run(EMPLOYMENT, "By how many percentage points did Japan's employment rate exceed the OECD "
+                              "average in 2021?")
+    assert (plan.operation, plan.answer) == ("diff", ["10.0"])
+    plan, _ = run(EMPLOYMENT, "How many percentage points was the OECD average below Canada in 2022?")
+    assert (plan.operation, plan.answer) == ("diff", ["5.3"])
+
+
+def test_an_average_per_member_the_question_names_is_computed() -> None:
+    """`the average budget per department` over rows under `Department` is their mean (the `Total`
+    line left out); `average income` over groups stays a statistic to read."""
+    budget = Table(text=[["Department", "Budget", "Actual"], ["Marketing", "250,000", "262,400"],
+                         ["Sales", "420,000", "407,300"], ["IT", "365,000", "402,300"],
+                         ["Total", "1,035,000", "1,072,000"]])
+    plan, _ = run(budget, "What is the average budget per department?")
+    assert (plan.operation, plan.answer) == ("average", ["345,000"])
+    plan, _ = run(budget, "What was the average actual spending across all departments?")
+    assert (plan.operation, plan.answer) == ("average", ["357,333.3"])
+
+
+def test_how_many_members_a_named_section_holds() -> None:
+    """`how many properties are in the Northeast region`: the properties under that section, its
+    total line left out; a table measuring the noun (`Number of properties`) is looked up instead."""
+    portfolio = Table(text=[
+        ["Property", "Square feet"], ["Sun Belt Region", ""], ["  Riverside Commons", "412"],
+        ["  Gulf Coast Distribution Center", "655"], ["  Total Sun Belt", "1,067"], ["Northeast Region", ""],
+        ["  Lakeshore Distribution Center", "702"], ["  Meadowlands Logistics Hub", "388"],
+        ["  Lehigh Valley Gateway", "1,086"], ["  Total Northeast", "2,176"],
+    ])
+    plan, _ = run(portfolio, "How many properties are in the Northeast region?")
+    assert (plan.operation, plan.answer) == ("count", ["3"])
+    counts = Table(text=[["Region", "Number of properties"], ["Sun Belt", "4"], ["Northeast", "3"]])
+    plan, _ = run(counts, "How many properties are in the Northeast region?")
+    assert plan.answer == ["3"] and plan.operation == "lookup"
+
+
+EDUCATION = Table(text=[
+    ["", "Total", "No certificate, diploma or degree", "High school diploma", "Bachelor's degree or higher"],
+    ["", "percent", "percent", "percent", "percent"],
+    ["Men", "", "", "", ""],
+    ["25 to 64 years", "100.0", "12.0", "30.1", "28.3"],
+    ["25 to 34 years", "100.0", "9.9", "29.0", "35.0"],
+    ["35 to 44 years", "100.0", "9.5", "26.2", "32.4"],
+    ["45 to 54 years", "100.0", "11.6", "31.9", "25.1"],
+    ["55 to 64 years", "100.0", "16.9", "33.0", "19.2"],
+])
+
+
+def test_a_ranking_of_classes_leaves_out_their_whole_and_a_constant_line() -> None:
+    """`25 to 64 years` holds the other age groups: it is no member; the `Total` column of 100 % ranks
+    nothing; the `or` of `Bachelor's degree or higher` is a label's, no choice."""
+    assert whole_classes([(1, "25 to 44 years"), (2, "25 to 34 years"), (3, "35 to 44 years")]) == {1}
+    assert not whole_classes([(1, "less than $40,000"), (2, "20 to 39"), (3, "40 to 59")])
+    plan, _ = run(EDUCATION, "Which age group of men had the highest share with no certificate, diploma or "
+                             "degree?")
+    assert plan.answer == ["55 to 64 years"]
+    plan, _ = run(EDUCATION, "Which age group of men had the lowest share with a bachelor's degree or "
+                             "higher?")
+    assert plan.answer == ["55 to 64 years"]
+
+
+FISCAL_QUARTERS = Table(text=[
+    ["", "Fiscal 2023", "", "", "", "Fiscal 2022", "", "", ""],
+    ["", "First Quarter", "Second Quarter", "Third Quarter", "Fourth Quarter",
+     "First Quarter", "Second Quarter", "Third Quarter", "Fourth Quarter"],
+    ["Net sales", "402,110", "451,870", "476,930", "537,450", "391,470", "428,030", "437,950", "494,420"],
+    ["Net income (loss)", "21,540", "36,810", "38,870", "48,940", "18,120", "33,240", "35,330", "(21,360)"],
+], merges=[(0, 1, 0, 4), (0, 5, 0, 8)])
+
+
+def test_a_years_total_sums_the_quarters_under_that_year() -> None:
+    """`total net income for fiscal 2022` sums the quarters under `Fiscal 2022`, each asked with its
+    year; `how many quarters … had a net loss` sums nothing."""
+    plan = solve("What was total net income for fiscal 2022?", CellGraph(FISCAL_QUARTERS),
+                 infer_headers(CellGraph(FISCAL_QUARTERS)), None)
+    assert (plan.operation, plan.answer) == ("sum", ["65,330"]) and plan.confidence > 0.5
+    plan, _ = run(FISCAL_QUARTERS, "How many quarters of fiscal 2022 had a net loss?")
+    assert plan.operation != "sum"

@@ -36,7 +36,7 @@ from celltrace.server.offline.grounding import (
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
 from celltrace.server.offline.lookup import listed_items
-from celltrace.server.offline.ranking import ground_option
+from celltrace.server.offline.ranking import ground_option, names_members
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.units import RELATIVE_WORDS, parse_unit, without_exemptions
@@ -200,7 +200,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         else:
             fixed, axis, members = best_col, "row", g.rows
         members = [ln for ln in members if not is_aggregate(ln)]
-        if (op == "average" or every) and not _over_a_span(g, members):
+        if (op == "average" or every) and not (_over_a_span(g, members) or (
+                op == "average" and _per_member(g, axis, members))):
             return None
         if op == "sum" and not _additive(g, axis, members, fixed):
             return None
@@ -302,6 +303,18 @@ _CHANGE_AMOUNT = re.compile(
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
+_PER_MEMBER = re.compile(r"\b(?:per|across\s+(?:all\s+)?(?:the\s+)?|of\s+(?:all\s+)?the)\s*([a-z]+)\s*\??$")
+"""`the average budget per department`, `… across all questions`: the members averaged over."""
+
+
+def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
+    """The question ends naming the members it averages over (`per department` over rows under a
+    `Department` header): their mean, not a statistic of the table's to read."""
+    m = _PER_MEMBER.search(g.qnorm)
+    return m is not None and len(members) >= 2 and any(
+        names_members(g, axis, members, st) for st in tokens(m.group(1)))
+
+
 def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
     or every period the table shows when the question names none (`average revenue` on a statement
@@ -356,7 +369,7 @@ def _whole_year_asked(g: Grounder) -> str | None:
     naming the year, whose months are the quarters' (a sum, worded as a total or a fiscal year).
     None when a total line sits among the periods (`Total` under quarterly repurchase programs)."""
     if len(g.q_years) != 1 or g.q_periods or g.q_months or not _WHOLE_YEAR.search(g.qnorm) or ops.asks_label(
-            g.qnorm):  # `which quarter of FY24 …` ranks the quarters
+            g.qnorm) or ops.counted_noun(g.q):  # `which quarter of FY24 …`, `how many quarters …`
         return None
     (year,) = g.q_years
     if any(line_year(ln) == year for ln in g.rows + g.cols) or any(
@@ -374,14 +387,19 @@ PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1":
 
 def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
                     class_of: Callable[[str], intervals.Interval | None]) -> Plan | None:
-    """The sum over the sibling lines whose classes (`class_of` their own label) tile `wanted`."""
+    """The sum over the sibling lines whose classes (`class_of` their own label) tile `wanted`, under
+    parents naming no other year than the question's."""
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         groups: dict[tuple[int, ...], list[tuple[intervals.Interval, Line]]] = {}
         for ln in lines:
             iv = class_of(ln.label.text) if ln.label is not None else None
             if iv is not None:
                 groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append((iv, ln))
-        for members in groups.values():
+        for parent, members in groups.items():
+            above = " ".join(t for nid in parent for t in label_tokens(g.graph.node(nid).text))
+            years = set(YEAR.findall(above))
+            if years and g.q_years and not years & g.q_years:
+                continue  # `Fiscal 2023 > First Quarter` … for a total of fiscal 2022
             tiles = intervals.tiling(wanted, members)
             if tiles is None:
                 continue
@@ -391,9 +409,10 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
             if not _additive(g, axis, [ln for _, ln in members], fixed):
                 return None
             plan = compute_plan(g, "sum", axis, tiles, fixed)
-            if plan is not None:
+            if plan is not None:  # each class asked by its label, with a parent naming its year
                 said = re.compile(re.escape(wording), re.IGNORECASE)
-                plan.parts = [said.sub(ln.label.text.strip(), g.q, count=1)  # type: ignore[union-attr]
+                within = [g.graph.node(nid).text.strip() for nid in parent] if years else []
+                plan.parts = [said.sub(" ".join([ln.label.text.strip(), *within]), g.q, count=1)  # type: ignore[union-attr]
                               for ln in tiles]
             return plan
     return None

@@ -1,7 +1,8 @@
 """Intent: which operation the question's wording and the table's structure ask for.
 
 Detection is ordered: classes that make a range (`fewer than 10 employees`, `the first quarter` over
-months) → a count (`in how many years was inflation above 2 percent`) → union (`either A or B`) →
+months) → a count (`in how many years was inflation above 2 percent`, `how many properties are in
+the Northeast region`) → union (`either A or B`) →
 pair choice (`A or B`) → ranking (`which … highest`,
 `top 3`) → a derived measure the question names (`gross margin`, `current ratio`) → growth, share,
 ratio, difference, average, sum → lists (`respectively`, `what were A and B`) → lookup. An
@@ -44,7 +45,13 @@ from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
-from celltrace.server.offline.ranking import solve_argmax, solve_count, solve_extreme, solve_pair
+from celltrace.server.offline.ranking import (
+    solve_argmax,
+    solve_count,
+    solve_extreme,
+    solve_pair,
+    solve_section_count,
+)
 from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.units import MEASURES, SCALES
 
@@ -55,12 +62,13 @@ def candidates(g: Grounder) -> list[Plan]:
     question = g.q
     if not g.rows or not g.cols:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
-    found: list[Plan | None] = [solve_classes(g), solve_count(g)]
+    found: list[Plan | None] = [solve_classes(g), solve_count(g), solve_section_count(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
     bounded = ops.without_open_ranges(question)
     pair = ops.pair_options(bounded)
-    if pair is not None and not ops.asks_amount_not_choice(bounded):
+    if pair is not None and not ops.asks_amount_not_choice(bounded) and not _names_a_label(
+            g, " or ".join(pair)):  # not `Bachelor's degree or higher`: a label's own `or`
         found.append(solve_pair(g, pair))
     k = ops.top_k(question)
     nth = ops.ordinal_rank(question)

@@ -71,6 +71,14 @@ def interval(text: str) -> Interval | None:
     return found[0][1] if len(found) == 1 else None
 
 
+def whole_classes(labels: Sequence[tuple[T, str]]) -> set[T]:
+    """The keys of class labels that two or more of the others make together (`25 to 64 years` of
+    `25 to 34 years` … `55 to 64 years`, `15 years and over`): a total of classes, no class."""
+    classes = [(key, iv) for key, text in labels if (iv := interval(text)) is not None]
+    return {key for key, iv in classes
+            if len(tiling(iv, [(other, k) for k, other in classes if k != key]) or []) >= 2}
+
+
 def is_age_label(text: str) -> bool:
     """A class label of ages (`15 to 24`, `65 years and over`), not of another unit (`1 to 4
     employees`, `less than $40,000`)."""

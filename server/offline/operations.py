@@ -191,17 +191,20 @@ def direction(question: str) -> Literal["max", "min"] | None:
 _HOW_MUCH_MORE = r"(?:more|fewer|less|higher|lower|larger|smaller|greater)"
 """The comparatives that follow `how many` / `how much` in a comparison."""
 COMPARATIVE_THAN = re.compile(
-    r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger)\s+"
+    r"\b(?:higher|lower|more|less|fewer|greater|larger|smaller|bigger|older|younger|longer|shorter)\s+"
     r"(?:\w+\s+){0,3}?than\b"
     r"|(?:(?<=\bhow many |\bhow much )|(?<=\bmany points )|(?<=\bpercentage points )|(?<=\bmany percent ))"
     rf"{_HOW_MUCH_MORE}\s+"
     r"(?:\S+\s+){0,10}?than\b"
+    r"|(?<=\bmany points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
+    r"|(?<=\bpercentage points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
 `how many more` or `how much higher` (also `how many percentage points higher`) the compared noun
 and verb may come first (`how many more households did California have than Texas`, `how much
-higher was median income in California than in Texas`)."""
-AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|how (?:many|much))\b")
+higher was median income in California than in Texas`); a gap in points is also worded `above`,
+`below` or `exceeded` (`how many percentage points was Canada above the OECD average`)."""
+AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|(?:by )?how (?:many|much))\b")
 
 
 def asks_comparison_amount(question: str) -> bool:
@@ -226,7 +229,7 @@ def comparison_phrase(question: str) -> str:
 def comparison_is_less(question: str) -> bool:
     """The compared operand is the smaller one (`lower than`, `how much less … than`): B − A."""
     m = COMPARATIVE_THAN.search(question.lower())
-    return m is not None and m.group(0).split()[0] in LESS_WORDS
+    return m is not None and (m.group(0).split()[0] in LESS_WORDS or m.group(0).endswith("below"))
 
 
 def asks_share(question: str) -> bool:
@@ -290,11 +293,9 @@ def count_condition(question: str) -> Count | None:
     average`), or rising/falling on a change line (`saw employment fall`); None otherwise (`how many
     people lived in Ontario` asks a figure)."""
     q = question.lower()
-    counted = _COUNT.match(q)
-    if counted is None or counted.group(1) in {*PERCENT, *SCALES, *CURRENCIES, "points", "times"} or (
-            _FIGURE_ASKED.search(q)):
+    noun = counted_noun(q)
+    if noun is None:
         return None
-    noun = counted.group(1)
     if m := _STATED_BOUND.search(q):
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated")
     if m := _AGGREGATE_BOUND.search(q):
@@ -304,6 +305,17 @@ def count_condition(question: str) -> Count | None:
     if _ROSE.search(q):
         return Count(noun, "above", 0.0, "change")
     return None
+
+
+def counted_noun(question: str) -> str | None:
+    """The members `how many <members> …` counts (a plural that is no unit: not `how many percent`,
+    `how many million dollars`, nor a rate or change's size: `how many homicides per 100,000`)."""
+    q = question.lower()
+    counted = _COUNT.match(q)
+    if counted is None or counted.group(1) in {*PERCENT, *SCALES, *CURRENCIES, "points", "times"} or (
+            _FIGURE_ASKED.search(q)):
+        return None
+    return counted.group(1)
 
 
 def _side(word: str) -> Literal["above", "below"]:

@@ -19,7 +19,7 @@ from celltrace.server.offline.grounding import (
     names_a_size,
 )
 from celltrace.server.offline.intervals import asked as asked_interval
-from celltrace.server.offline.intervals import interval, is_age_label
+from celltrace.server.offline.intervals import interval, is_age_label, whole_classes
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
 from celltrace.shared.graph import Node, normalise_text
@@ -35,12 +35,31 @@ def _pick_side(g: Grounder) -> tuple[str, Line]:
     best_col = g.best(g.cols)[0]
     asked = _asked_axis(g)
     if asked == "row" and len(g.rows) > 1:
-        return "row", best_col[1]
+        return "row", _varying(g, "row", g.cols)
     if asked == "col" and len(g.cols) > 1:
-        return "col", best_row[1]
+        return "col", _varying(g, "col", g.rows)
     if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
-        return "row", best_col[1]
-    return "col", best_row[1]
+        return "row", _varying(g, "row", g.cols)
+    return "col", _varying(g, "col", g.rows)
+
+
+VARYING_MARGIN = 0.05
+"""How far below the best-grounded line another may score and still be ranked on instead of it."""
+
+
+def _varying(g: Grounder, axis: str, fixed_lines: list[Line]) -> Line:
+    """The best-grounded line to rank `axis` on, passing over one where every member shows the same
+    figure (a `Total` column of 100 % beside the distribution's classes) for one nearly as well
+    grounded where they differ."""
+    ranked = g.best(fixed_lines)
+    top, best = ranked[0]
+    for score, line in ranked:
+        if score < top - VARYING_MARGIN:
+            break
+        figures = [v for v, _, _ in _values(g, axis, line)]
+        if len(set(figures)) > 1 or (line is best and len(figures) < 2):
+            return line  # the best line showing too few figures is passed over by `solve_argmax`
+    return best
 
 
 def _asked_axis(g: Grounder) -> str | None:
@@ -50,22 +69,22 @@ def _asked_axis(g: Grounder) -> str | None:
     if g.asked_noun is None:
         return None
     sides = (("row", g.rows), ("col", g.cols))
-    found = [axis for axis, lines in sides if _names_members(g, axis, lines)]
+    found = [axis for axis, lines in sides if names_members(g, axis, lines, g.asked_noun)]
     return found[0] if len(found) == 1 else None
 
 
-def _names_members(g: Grounder, axis: str, lines: list[Line]) -> bool:
-    """The asked noun (a stem) names the members of `lines`: members of a category its labels never
-    name (`_category_lines`: years, age groups, the sexes), else a word of the labels above them."""
-    members = _category_lines(g, lines)
-    if members is not None:
-        return len(members) >= 2
+def names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
+    """`noun` (a stem) names the members of `lines`: members of a category its labels never name
+    (`_category_test`: years, age groups, the sexes), else a word of the labels above them."""
+    member = _category_test(noun, g.asked_also if noun == g.asked_noun else None)
+    if member is not None:
+        return sum(any(member(n.text) for n in ln.path) for ln in lines) >= 2
     above: set[str] = set()
     for ln in lines:
         above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
         if axis == "row" and ln.label is not None:
             above.update(t for n in g.h.col_path(ln.label) for t in label_tokens(n.text))
-    return g.asked_noun in above
+    return noun in above
 
 
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -147,7 +166,8 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     qualifier repeated under several groups (`%`, `from`, `to` under each sex → the member is the
     sex) nor one label over every line (a unit row's `rate` written once); a label with no word
     (`$`, `..`) is no member. Aggregate members
-    (total/all) are left out unless nothing else remains.
+    (total/all, a class holding other classes: `25 to 64 years`) are left out unless nothing else
+    remains.
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
@@ -167,7 +187,12 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         if cur is None or g.line_score(ln) > g.line_score(cur[1]):
             best[node.id] = (node, ln)
     members = [m for m in best.values() if has_value(m[0])]
-    return [m for m in members if not is_aggregate_label(m[0])] or members
+    siblings: dict[tuple[int, ...], list[tuple[int, str]]] = {}
+    for node, ln in members:  # classes compared with their siblings only (not ages with incomes)
+        parents = tuple(n.id for n in ln.path[:ln.path.index(node)])
+        siblings.setdefault(parents, []).append((node.id, node.text))
+    wholes = {nid for group in siblings.values() for nid in whole_classes(group)}
+    return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes] or members
 
 
 def _member_order(g: Grounder, ln: Line) -> list[Node]:
@@ -308,6 +333,36 @@ def solve_count(g: Grounder) -> Plan | None:
                 [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
                 f"{len(met)} of {len(vals)} {axis}s {way} {bound:g}", computed=computed,
                 stats={"rank_members": float(len(vals))})
+
+
+def solve_section_count(g: Grounder) -> Plan | None:
+    """`how many properties are in the Northeast region`: the members right under the one section
+    the question names (its total line left out), when the counted noun names the members, is not
+    what the other side measures (`Number of properties`) and the question says nothing else."""
+    noun = ops.counted_noun(g.q)
+    stem = next(iter(tokens(noun)), None) if noun else None
+    if stem is None or ops.count_condition(g.q) is not None:
+        return None
+    for axis, lines, measured in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        if stem in {t for ln in measured for n in ln.path for t in label_tokens(n.text)} or not names_members(
+                g, axis, lines, stem):
+            continue
+        sections = {n.id: n for ln in lines for n in ln.path[:-1] if g.mention(n) >= 0.99}
+        if len(sections) != 1:
+            continue
+        (section,) = sections.values()
+        said = {st for _, st in content_words(g.q)}
+        if said - {stem} - set(g.matched(section)) - set(label_tokens(g.graph.table.title or "")):
+            return None  # `how many quarters of fiscal 2022 had a net loss` says more than the section
+        members = {ln.path[i + 1].id: ln.path[i + 1] for ln in lines for i, n in enumerate(ln.path[:-1])
+                   if n.id == section.id and not is_aggregate(ln) and not is_aggregate_label(ln.path[i + 1])}
+        if len(members) < 2:
+            continue
+        computed = ops.Computed(float(len(members)), str(len(members)), NumStyle(), same_unit=False)
+        return Plan([computed.text], list(members), [section.id, *members], "count", 0.5,
+                    f"{len(members)} {axis}s under {section.text.strip()}", computed=computed,
+                    stats={"rank_members": float(len(members))})
+    return None
 
 
 def _measure_answer(g: Grounder, plan: Plan) -> bool:
