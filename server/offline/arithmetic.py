@@ -118,10 +118,11 @@ def _in_every_group(g: Grounder, lines: list[Line]) -> list[Line] | None:
     if len(members) < 2 or len(groups) != len({ln.path[-2].id for ln in members}) or len(groups) != len(
             members) or any(is_aggregate(ln) for ln in lines):
         return None
-    if any(g.matched(n) or is_aggregate_label(n) or parse_unit(n.text) or price_base(n.text)
-           for n in groups.values()):
-        return None  # groups that are units (`current $millions`, `constant 2009 $millions`) show
-    return members  # the same figures twice
+    if any(g.matched(n) or is_aggregate_label(n) for n in groups.values()):
+        return None
+    if any(parse_unit(n.text) or price_base(n.text) for n in groups.values()):
+        return None  # `current $millions` and `constant 2009 $millions` show the same figures twice
+    return members
 
 
 def _within_a_period(label: str, periods: list[str]) -> bool:
@@ -193,7 +194,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     _, best_row = g.best(g.rows)[0]
     _, best_col = g.best(g.cols)[0]
     own = {w for n in best_row.path + best_col.path for w in ops.words(n.text)}
-    summed = set(ops.words(g.q)) & {"sum", "combined", "altogether"} - own  # not `Combined ratio`
+    summed = (set(ops.words(g.q)) & {"sum", "combined", "altogether"}) - own  # not `Combined ratio`
     if op == "average" or (op == "sum" and (summed or every)):
         if g.line_score(best_row) >= g.line_score(best_col):
             fixed, axis, members = best_row, "col", g.cols

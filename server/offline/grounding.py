@@ -90,12 +90,13 @@ question names a year and no shorter period: `net income in 2017` is the year's,
 _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+ended\b|^fiscal\s+years?\b")
 
 _SURVEYED = frozenset(label_tokens("respondents surveyed sampled interviewed sample"))
+"""Question words that name a survey's sample size (`n`, `Sample size`)."""
 _EXCLUDED_ASIDE = re.compile(r"\((?:not|excluding|except|other than)\s[^()]*\)", re.IGNORECASE)
 """An aside excluding what a label would otherwise be (`answered Disagree (not strongly)`)."""
 _BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
 """`the upper bound of the confidence interval`: one end of an interval estimate."""
 _INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
-"""Question words that name a survey's sample size (`n`, `Sample size`)."""
+"""A label heading an interval estimate's two ends (`95% confidence interval`, `95% CI`)."""
 
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
@@ -359,7 +360,7 @@ class Grounder:
                         members.append(ln.label)
             for ends in groups.values():
                 if len(ends) == 2:
-                    self._also_match(ends[asked.group(1) == "upper"].id, said)
+                    self._also_match(ends[1 if asked.group(1) == "upper" else 0].id, said)
 
     def _matches(self, text: str) -> dict[str, float]:
         """The question words a label matches, without those it names only as excluded (`Total,
