@@ -2952,9 +2952,14 @@ def test_alternatives_end_where_their_clause_begins() -> None:
 
 
 def test_an_aside_excluding_a_word_names_no_label_by_it() -> None:
+    """`Disagree (not strongly)` is not `Strongly disagree`; `(excluding Quebec)` quotes a label."""
     plan, _ = run(SURVEY_RESPONSES, "What percentage answered Disagree (not strongly) to 'I was served "
                                     "promptly'?")
     assert plan.answer == ["10%"]
+    rates = Table(text=[["", "2022", "2023"], ["Canada", "5.3", "5.4"],
+                        ["Canada (excluding Quebec)", "5.6", "5.8"], ["Quebec", "4.3", "4.5"]])
+    plan, _ = run(rates, "What was the unemployment rate in Canada (excluding Quebec) in 2023?")
+    assert plan.answer == ["5.8"]
 
 
 def test_what_rate_was_asks_a_figure_not_a_name() -> None:

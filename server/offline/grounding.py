@@ -91,8 +91,9 @@ _WHOLE_YEAR = re.compile(r"^(?:fiscal\s+)?years?\s+ended\b|^twelve\s+months\s+en
 
 _SURVEYED = frozenset(label_tokens("respondents surveyed sampled interviewed sample"))
 """Question words that name a survey's sample size (`n`, `Sample size`)."""
-_EXCLUDED_ASIDE = re.compile(r"\((?:not|excluding|except|other than)\s[^()]*\)", re.IGNORECASE)
-"""An aside excluding what a label would otherwise be (`answered Disagree (not strongly)`)."""
+_EXCLUDED_ASIDE = re.compile(r"\(not\s[^()]*\)", re.IGNORECASE)
+"""An aside excluding what a label would otherwise be (`answered Disagree (not strongly)`; not
+`(excluding Quebec)`, which quotes a label as often)."""
 _BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
 """`the upper bound of the confidence interval`: one end of an interval estimate."""
 _INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
