@@ -3104,3 +3104,48 @@ def test_a_years_total_sums_the_quarters_under_that_year() -> None:
     assert (plan.operation, plan.answer) == ("sum", ["65,330"]) and plan.confidence > 0.5
     plan, _ = run(FISCAL_QUARTERS, "How many quarters of fiscal 2022 had a net loss?")
     assert plan.operation != "sum"
+
+
+PROJECTS = Table(text=[
+    ["Project ID", "Project", "Owner", "Status", "Budget", "% Complete"],
+    ["PRJ-101", "CRM migration", "Priya Shah", "In progress", "$185,000", "55%"],
+    ["PRJ-102", "Website redesign", "Tom Becker", "Complete", "$72,000", "100%"],
+    ["PRJ-103", "Data warehouse", "Priya Shah", "In progress", "$310,000", "40%"],
+    ["PRJ-105", "Payroll upgrade", "Marcus Lee", "Complete", "$41,500", "100%"],
+])
+
+
+def test_a_list_of_records_answers_its_text_columns() -> None:
+    """A project tracker: `who owns` reads the `Owner` column of the row named, `which project` answers
+    under `Project` (not `Project ID`), `how many projects are complete` counts the rows whose
+    `Status` says so and `the total budget of the projects that are in progress` sums theirs; the
+    `complete` of `average % complete` names the column, no status."""
+    plan, _ = run(PROJECTS, "Who owns the CRM migration project?")
+    assert plan.answer == ["Priya Shah"]
+    plan, _ = run(PROJECTS, "Which project has the largest budget?")
+    assert plan.answer == ["Data warehouse"]
+    plan, _ = run(PROJECTS, "How many projects are complete?")
+    assert (plan.operation, plan.answer) == ("count", ["2"])
+    plan, _ = run(PROJECTS, "What is the total budget of the projects that are in progress?")
+    assert (plan.operation, plan.answer) == ("sum", ["$495,000"])
+    plan, _ = run(PROJECTS, "What is the average % complete across all projects?")
+    assert plan.operation == "average" and plan.computed is not None and plan.computed.value == 0.7375
+
+
+def test_all_of_a_category_sums_the_rows_showing_it() -> None:
+    """`the value of all Tools stock` sums the rows whose `Category` says `Tools`; labels repeated
+    under different sections or a run followed by its own total line are no category."""
+    stock = Table(text=[
+        ["SKU", "Item", "Category", "Qty on hand", "Extended value"],
+        ["HW-1001", "Hex bolt M8 x 40", "Fasteners", "4,800", "$432.00"],
+        ["TL-4001", "Cordless drill 18V", "Tools", "24", "$2,136.00"],
+        ["HW-1003", "Wall plug 8mm", "Fasteners", "6,150", "$492.00"],
+        ["TL-4002", "Claw hammer 16oz", "Tools", "41", "$512.50"],
+        ["Total", "", "", "11,015", "$3,572.50"],
+    ])
+    plan, _ = run(stock, "What is the value of all Tools stock?")
+    assert (plan.operation, plan.answer) == ("sum", ["$2,648.50"])
+    plan, _ = run(stock, "What is the total quantity on hand of Fasteners?")
+    assert (plan.operation, plan.answer) == ("sum", ["10,950"])
+    plan, _ = run(stock, "What is the extended value of the claw hammer?")
+    assert plan.answer == ["$512.50"]

@@ -18,6 +18,7 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     asked_periods,
+    category_rows,
     gives_change,
     headers_for,
     interim_period,
@@ -190,6 +191,11 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
     if plan is not None:
         return plan
+    category = category_rows(g) if op in ("sum", "average") else None
+    if category is not None and len(category[1]) >= 2:  # `the total budget of the projects that are
+        fixed = g.best(g.cols)[0][1]  # in progress`: over the rows whose `Status` says so
+        if op == "average" or _additive(g, "row", category[1], fixed):
+            return compute_plan(g, op, "row", category[1], fixed)
     every = _EVERY_PERIOD.search(g.qnorm)
     _, best_row = g.best(g.rows)[0]
     _, best_col = g.best(g.cols)[0]

@@ -35,6 +35,7 @@ from celltrace.server.offline.lines import (
     AGGREGATE_LABEL_WORDS,
     Line,
     has_value,
+    is_aggregate,
     is_aggregate_label,
     is_nil,
     mark_sums,
@@ -729,6 +730,38 @@ def period_end(text: str) -> str | None:
     first, end = m.groups()
     end = end if len(end) == 4 else first[:2] + end
     return end if int(end) == int(first) + 1 else None
+
+
+def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
+    """`how many projects are complete`, `the value of all Tools stock`: the rows whose category
+    column (`Status`, `Category`: one whose values repeat down the rows, each in its own cell) shows
+    the one value the question names whole, total lines left out. None when the words name the
+    best column instead (`average % complete`), the rows sit under different sections (`Consumer`
+    under `Revenue:` and under `Operating income:`) or are one run with its own total line after it."""
+    values = [n for ln in g.rows for n in ln.path
+              if n.r0 == ln.index == n.r1 and g.mention(n) >= 0.99 and not is_aggregate_label(n)]
+    if len(values) < 2 or len({normalise_text(n.text) for n in values}) != 1 or len(
+            {n.c0 for n in values}) != 1 or not g.cols:
+        return None
+    col = g.best(g.cols)[0][1]
+    if col.label is not None and g.mention(col.label) >= 0.99 and set(g.matched(values[0])) <= {
+            q for n in col.path for q in g.matched(n)}:
+        return None
+    ids = {n.id for n in values}
+    lines = [ln for ln in g.rows if not is_aggregate(ln) and any(n.id in ids for n in ln.path)]
+    sections = {tuple(n.id for n in ln.path if n.r1 < ln.index) for ln in lines}
+    if not lines or len(sections) != 1 or _own_total_follows(g, lines):
+        return None
+    shown = [normalise_text(n.text) for ln in g.rows for n in ln.path
+             if n.c0 == values[0].c0 and n.r0 == ln.index]
+    return (values, lines) if len(set(shown)) < len(shown) else None
+
+
+def _own_total_follows(g: Grounder, lines: list[Line]) -> bool:
+    """`lines` are one run of rows and a total line comes right after them."""
+    at = [g.rows.index(ln) for ln in lines]
+    run = at == list(range(at[0], at[0] + len(at)))
+    return run and at[-1] + 1 < len(g.rows) and is_aggregate(g.rows[at[-1] + 1])
 
 
 def price_base(text: str) -> bool:

@@ -12,6 +12,7 @@ from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
     Plan,
+    category_rows,
     gives_change,
     headers_for,
     is_quarter_label,
@@ -82,8 +83,9 @@ def names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
     above: set[str] = set()
     for ln in lines:
         above.update(t for n in ln.path[:-1] for t in label_tokens(n.text))
-        if axis == "row" and ln.label is not None:
-            above.update(t for n in g.h.col_path(ln.label) for t in label_tokens(n.text))
+        if axis == "row":  # the column headers over the row's labels (`Project | Owner | Status`)
+            own = [n for n in ln.path if n.r0 <= ln.index <= n.r1] or ([ln.label] if ln.label else [])
+            above.update(t for label in own for n in g.h.col_path(label) for t in label_tokens(n.text))
     return noun in above
 
 
@@ -197,15 +199,16 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 
 def _member_order(g: Grounder, ln: Line) -> list[Node]:
     """A line's labels, innermost first; of several labels side by side on a row (`Property |
-    Market | Year acquired`), the one under the column header holding the asked noun comes first,
-    else the first of them (the name the others describe)."""
+    Market | Year acquired`), the one under the column header holding the asked noun (with the
+    fewest other words) comes first, else the first of them (the name the others describe)."""
     inner = list(reversed(ln.path))
     own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
     if len(own) < 2:
         return inner
-    named = [n for n in own if g.asked_noun is not None and any(
-        g.asked_noun in label_tokens(h.text) for h in g.h.col_path(n))]
-    first = named[:1] or own[:1]
+    heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
+    named = sorted((n for n in own if any(g.asked_noun in toks for toks in heads[n.id])),
+                   key=lambda n: min(len(toks) for toks in heads[n.id] if g.asked_noun in toks))
+    first = named[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
 
 
@@ -337,8 +340,10 @@ def solve_count(g: Grounder) -> Plan | None:
 
 def solve_section_count(g: Grounder) -> Plan | None:
     """`how many properties are in the Northeast region`: the members right under the one section
-    the question names (its total line left out), when the counted noun names the members, is not
-    what the other side measures (`Number of properties`) and the question says nothing else."""
+    the question names (its total line left out), or `how many projects are complete`: the rows
+    whose category column (`Status`) says what the question names, when the counted noun names the
+    members, is not what the other side measures (`Number of properties`) and the question says
+    nothing else."""
     noun = ops.counted_noun(g.q)
     stem = next(iter(tokens(noun)), None) if noun else None
     if stem is None or ops.count_condition(g.q) is not None:
@@ -348,19 +353,26 @@ def solve_section_count(g: Grounder) -> Plan | None:
                 g, axis, lines, stem):
             continue
         sections = {n.id: n for ln in lines for n in ln.path[:-1] if g.mention(n) >= 0.99}
-        if len(sections) != 1:
+        category = category_rows(g) if axis == "row" else None
+        if len(sections) == 1:
+            (section,) = sections.values()
+            named = [section]
+            members = {ln.path[i + 1].id: ln.path[i + 1] for ln in lines for i, n in enumerate(ln.path[:-1])
+                       if n.id == section.id and not is_aggregate(ln)
+                       and not is_aggregate_label(ln.path[i + 1])}
+        elif category is not None:  # `how many projects are complete`: the rows whose `Status` says so
+            named, holding = category
+            members = {ln.label.id: ln.label for ln in holding if ln.label is not None}
+        else:
             continue
-        (section,) = sections.values()
         said = {st for _, st in content_words(g.q)}
-        if said - {stem} - set(g.matched(section)) - set(label_tokens(g.graph.table.title or "")):
+        if said - {stem} - set(g.matched(named[0])) - set(label_tokens(g.graph.table.title or "")):
             return None  # `how many quarters of fiscal 2022 had a net loss` says more than the section
-        members = {ln.path[i + 1].id: ln.path[i + 1] for ln in lines for i, n in enumerate(ln.path[:-1])
-                   if n.id == section.id and not is_aggregate(ln) and not is_aggregate_label(ln.path[i + 1])}
-        if len(members) < 2:
+        if len(members) < (2 if len(named) == 1 else 1):
             continue
         computed = ops.Computed(float(len(members)), str(len(members)), NumStyle(), same_unit=False)
-        return Plan([computed.text], list(members), [section.id, *members], "count", 0.5,
-                    f"{len(members)} {axis}s under {section.text.strip()}", computed=computed,
+        return Plan([computed.text], list(members), [*(n.id for n in named), *members], "count", 0.5,
+                    f"{len(members)} {axis}s under {named[0].text.strip()}", computed=computed,
                     stats={"rank_members": float(len(members))})
     return None
 
