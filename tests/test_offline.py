@@ -3149,3 +3149,13 @@ def test_all_of_a_category_sums_the_rows_showing_it() -> None:
     assert (plan.operation, plan.answer) == ("sum", ["10,950"])
     plan, _ = run(stock, "What is the extended value of the claw hammer?")
     assert plan.answer == ["$512.50"]
+
+
+def test_a_category_with_another_row_named_is_no_sum_over_the_category() -> None:
+    """`Q1 total sales of Widgets in the North` reads North's Widgets line, not every region's."""
+    sales = Table(text=[
+        ["Region", "Product", "Q1 Total"], ["North", "Widgets", "38,170"], ["", "Gadgets", "44,210"],
+        ["South", "Widgets", "36,020"], ["", "Gadgets", "29,870"], ["Total", "", "148,270"],
+    ], merges=[(1, 0, 2, 0), (3, 0, 4, 0)])
+    plan, _ = run(sales, "What were Q1 total sales of Widgets in the North?")
+    assert plan.answer == ["38,170"]

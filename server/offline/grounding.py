@@ -736,8 +736,9 @@ def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
     """`how many projects are complete`, `the value of all Tools stock`: the rows whose category
     column (`Status`, `Category`: one whose values repeat down the rows, each in its own cell) shows
     the one value the question names whole, total lines left out. None when the words name the
-    best column instead (`average % complete`), the rows sit under different sections (`Consumer`
-    under `Revenue:` and under `Operating income:`) or are one run with its own total line after it."""
+    best column instead (`average % complete`) or another row label too (`Widgets in the North`),
+    the rows sit under different sections (`Consumer` under `Revenue:` and under `Operating
+    income:`) or are one run with its own total line after it."""
     values = [n for ln in g.rows for n in ln.path
               if n.r0 == ln.index == n.r1 and g.mention(n) >= 0.99 and not is_aggregate_label(n)]
     if len(values) < 2 or len({normalise_text(n.text) for n in values}) != 1 or len(
@@ -748,6 +749,9 @@ def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
             q for n in col.path for q in g.matched(n)}:
         return None
     ids = {n.id for n in values}
+    others = [n for ln in g.rows for n in ln.path if n.id not in ids and not is_aggregate_label(n)]
+    if any(g.mention(n) >= 0.99 for n in others):  # `Q1 total sales of Widgets in the North` names
+        return None  # one row of the category's
     lines = [ln for ln in g.rows if not is_aggregate(ln) and any(n.id in ids for n in ln.path)]
     sections = {tuple(n.id for n in ln.path if n.r1 < ln.index) for ln in lines}
     if not lines or len(sections) != 1 or _own_total_follows(g, lines):
