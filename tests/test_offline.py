@@ -3124,8 +3124,9 @@ def test_a_list_of_records_answers_its_text_columns() -> None:
     assert plan.answer == ["Priya Shah"]
     plan, _ = run(PROJECTS, "Which project has the largest budget?")
     assert plan.answer == ["Data warehouse"]
-    plan, _ = run(PROJECTS, "How many projects are complete?")
+    plan, graph = run(PROJECTS, "How many projects are complete?")
     assert (plan.operation, plan.answer) == ("count", ["2"])
+    assert [graph.node(i).text for i in plan.answer_nodes] == ["Website redesign", "Payroll upgrade"]
     plan, _ = run(PROJECTS, "What is the total budget of the projects that are in progress?")
     assert (plan.operation, plan.answer) == ("sum", ["$495,000"])
     plan, _ = run(PROJECTS, "What is the average % complete across all projects?")

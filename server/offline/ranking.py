@@ -197,17 +197,19 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes] or members
 
 
-def _member_order(g: Grounder, ln: Line) -> list[Node]:
+def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     """A line's labels, innermost first; of several labels side by side on a row (`Property |
-    Market | Year acquired`), the one under the column header holding the asked noun (with the
-    fewest other words) comes first, else the first of them (the name the others describe)."""
+    Market | Year acquired`), the one under the column header holding `noun` (by default the asked
+    one; with the fewest other words) comes first, else the first of them (the name the others
+    describe)."""
     inner = list(reversed(ln.path))
     own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
     if len(own) < 2:
         return inner
+    noun = noun or g.asked_noun
     heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
-    named = sorted((n for n in own if any(g.asked_noun in toks for toks in heads[n.id])),
-                   key=lambda n: min(len(toks) for toks in heads[n.id] if g.asked_noun in toks))
+    named = sorted((n for n in own if any(noun in toks for toks in heads[n.id])),
+                   key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))
     first = named[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
 
@@ -362,7 +364,7 @@ def solve_section_count(g: Grounder) -> Plan | None:
                        and not is_aggregate_label(ln.path[i + 1])}
         elif category is not None:  # `how many projects are complete`: the rows whose `Status` says so
             named, holding = category
-            members = {ln.label.id: ln.label for ln in holding if ln.label is not None}
+            members = {(m := _member_order(g, ln, stem)[0]).id: m for ln in holding}  # each row's name
         else:
             continue
         said = {st for _, st in content_words(g.q)}
