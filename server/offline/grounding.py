@@ -734,8 +734,8 @@ def period_end(text: str) -> str | None:
 
 def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
     """`how many projects are complete`, `the value of all Tools stock`: the rows whose category
-    column (`Status`, `Category`: one whose values repeat down the rows, each in its own cell) shows
-    the one value the question names whole, total lines left out. None when the words name the
+    column (`Status`, `Category`) shows the one value the question names whole, in a cell of its
+    own on two rows or more, total lines left out. None when the words name the
     best column instead (`average % complete`) or another row label too (`Widgets in the North`),
     the rows sit under different sections (`Consumer` under `Revenue:` and under `Operating
     income:`) or are one run with its own total line after it."""
@@ -756,9 +756,7 @@ def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
     sections = {tuple(n.id for n in ln.path if n.r1 < ln.index) for ln in lines}
     if not lines or len(sections) != 1 or _own_total_follows(g, lines):
         return None
-    shown = [normalise_text(n.text) for ln in g.rows for n in ln.path
-             if n.c0 == values[0].c0 and n.r0 == ln.index]
-    return (values, lines) if len(set(shown)) < len(shown) else None
+    return values, lines
 
 
 def _own_total_follows(g: Grounder, lines: list[Line]) -> bool:
