@@ -18,7 +18,6 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     asked_periods,
-    category_rows,
     gives_change,
     headers_for,
     interim_period,
@@ -116,8 +115,8 @@ def _in_every_group(g: Grounder, lines: list[Line]) -> list[Line] | None:
         return None
     (members,) = named.values()
     groups = {ln.path[-2].id: ln.path[-2] for ln in lines if len(ln.path) >= 2}
-    if len(members) < 2 or len(groups) != len({ln.path[-2].id for ln in members}) or len(groups) != len(
-            members) or any(is_aggregate(ln) for ln in lines):
+    in_groups = [ln.path[-2].id for ln in members]  # one line in each group, every group once
+    if len(members) < 2 or sorted(in_groups) != sorted(groups) or any(is_aggregate(ln) for ln in lines):
         return None
     if any(g.matched(n) or is_aggregate_label(n) for n in groups.values()):
         return None
@@ -191,7 +190,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
     if plan is not None:
         return plan
-    category = category_rows(g) if op in ("sum", "average") else None
+    category = g.category_rows if op in ("sum", "average") else None
     if category is not None and len(category[1]) >= 2:  # `the total budget of the projects that are
         fixed = g.best(g.cols)[0][1]  # in progress`: over the rows whose `Status` says so
         if op == "average" or _additive(g, "row", category[1], fixed):
@@ -591,20 +590,16 @@ def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] 
     return None
 
 
-_OPEN_CLASS = re.compile(r"\b(?:or|and)\s+(?:more|less|fewer|over|under|older|younger)\b", re.IGNORECASE)
-"""The open end of a class (`two persons or more`, `65 and over`): no comparison."""
-
-
 def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
     """The best single cell's headers already name the operation (a `ratio` or `% change` column):
     a lookup; not a change line over other years than asked (`% change 2021 to 2022` for the change
-    from 2018 to 2022)."""
+    from 2018 to 2022), nor a class's threshold (`two persons or more` compares nothing)."""
     ranked = ranked_cells(g)
     if not ranked:
         return False
     _, row, col = ranked[0]
     labels = {t for ln in (row, col) if not (gives_change(ln) and g.spans_years and g.other_span(ln))
-              for n in ln.path for t in label_tokens(_OPEN_CLASS.sub("", n.text))}
+              for n in ln.path for t in label_tokens(ops.THRESHOLD.sub("", normalise_text(n.text)))}
     return bool(labels & stems(phrases))
 
 

@@ -564,6 +564,33 @@ class Grounder:
             return any(first < y < last for y in years) or not any(map(self._asked_change, across))
         return False
 
+    @functools.cached_property
+    def category_rows(self) -> tuple[list[Node], list[Line]] | None:
+        """`how many projects are complete`, `the value of all Tools stock`: the rows whose category
+        column (`Status`, `Category`) shows the one value the question names whole, in a cell of its
+        own on two rows or more, total lines left out. None when the words name the best column
+        instead (`average % complete`) or another row label too (`Widgets in the North`), the rows
+        sit under different sections (`Consumer` under `Revenue:` and under `Operating income:`) or
+        are one run with its own total line after it. Found once per question."""
+        values = [n for ln in self.rows for n in ln.path
+                  if n.r0 == ln.index == n.r1 and self.mention(n) >= 0.99 and not is_aggregate_label(n)]
+        if len(values) < 2 or len({normalise_text(n.text) for n in values}) != 1 or len(
+                {n.c0 for n in values}) != 1 or not self.cols:
+            return None
+        col = self.best(self.cols)[0][1]
+        if col.label is not None and self.mention(col.label) >= 0.99 and set(self.matched(values[0])) <= {
+                q for n in col.path for q in self.matched(n)}:
+            return None
+        ids = {n.id for n in values}
+        others = [n for ln in self.rows for n in ln.path if n.id not in ids and not is_aggregate_label(n)]
+        if any(self.mention(n) >= 0.99 for n in others):  # `Q1 total sales of Widgets in the North` names
+            return None  # one row of the category's
+        lines = [ln for ln in self.rows if not is_aggregate(ln) and any(n.id in ids for n in ln.path)]
+        sections = {tuple(n.id for n in ln.path if n.r1 < ln.index) for ln in lines}
+        if not lines or len(sections) != 1 or _own_total_follows(self, lines):
+            return None
+        return values, lines
+
     def other_span(self, line: Line) -> bool:
         """A change line whose labels name years other than the question's (`% change 2022 to 2023`
         for a change from 2021 to 2022): it does not give the change asked."""
@@ -730,33 +757,6 @@ def period_end(text: str) -> str | None:
     first, end = m.groups()
     end = end if len(end) == 4 else first[:2] + end
     return end if int(end) == int(first) + 1 else None
-
-
-def category_rows(g: Grounder) -> tuple[list[Node], list[Line]] | None:
-    """`how many projects are complete`, `the value of all Tools stock`: the rows whose category
-    column (`Status`, `Category`) shows the one value the question names whole, in a cell of its
-    own on two rows or more, total lines left out. None when the words name the
-    best column instead (`average % complete`) or another row label too (`Widgets in the North`),
-    the rows sit under different sections (`Consumer` under `Revenue:` and under `Operating
-    income:`) or are one run with its own total line after it."""
-    values = [n for ln in g.rows for n in ln.path
-              if n.r0 == ln.index == n.r1 and g.mention(n) >= 0.99 and not is_aggregate_label(n)]
-    if len(values) < 2 or len({normalise_text(n.text) for n in values}) != 1 or len(
-            {n.c0 for n in values}) != 1 or not g.cols:
-        return None
-    col = g.best(g.cols)[0][1]
-    if col.label is not None and g.mention(col.label) >= 0.99 and set(g.matched(values[0])) <= {
-            q for n in col.path for q in g.matched(n)}:
-        return None
-    ids = {n.id for n in values}
-    others = [n for ln in g.rows for n in ln.path if n.id not in ids and not is_aggregate_label(n)]
-    if any(g.mention(n) >= 0.99 for n in others):  # `Q1 total sales of Widgets in the North` names
-        return None  # one row of the category's
-    lines = [ln for ln in g.rows if not is_aggregate(ln) and any(n.id in ids for n in ln.path)]
-    sections = {tuple(n.id for n in ln.path if n.r1 < ln.index) for ln in lines}
-    if not lines or len(sections) != 1 or _own_total_follows(g, lines):
-        return None
-    return values, lines
 
 
 def _own_total_follows(g: Grounder, lines: list[Line]) -> bool:

@@ -38,7 +38,6 @@ from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
     Plan,
-    category_rows,
     gives_change,
     ranked_cells,
 )
@@ -135,7 +134,7 @@ def _names_a_category(g: Grounder) -> bool:
     (without the sum word, summing them lost 17 hitab_train answers for 5: tables whose repeated
     labels are no categories)."""
     asked = not ops.SUM_WORDS.isdisjoint(ops.words(g.q)) and not ops.asks_label(g.q)
-    found = category_rows(g) if asked else None
+    found = g.category_rows if asked else None
     return found is not None and len(found[1]) >= 2
 
 

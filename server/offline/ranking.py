@@ -12,7 +12,6 @@ from celltrace.server.offline.grounding import (
     YEAR,
     Grounder,
     Plan,
-    category_rows,
     gives_change,
     headers_for,
     is_quarter_label,
@@ -355,7 +354,7 @@ def solve_section_count(g: Grounder) -> Plan | None:
                 g, axis, lines, stem):
             continue
         sections = {n.id: n for ln in lines for n in ln.path[:-1] if g.mention(n) >= 0.99}
-        category = category_rows(g) if axis == "row" else None
+        category = g.category_rows if axis == "row" else None
         if len(sections) == 1:
             (section,) = sections.values()
             named = [section]
