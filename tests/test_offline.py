@@ -3160,3 +3160,13 @@ def test_a_category_with_another_row_named_is_no_sum_over_the_category() -> None
     ], merges=[(1, 0, 2, 0), (3, 0, 4, 0)])
     plan, _ = run(sales, "What were Q1 total sales of Widgets in the North?")
     assert plan.answer == ["38,170"]
+
+
+def test_which_asked_of_a_column_reads_the_rows_cell_there() -> None:
+    """`Which note discloses inventories?`: the asked noun heads a column (`Notes`) holding the row's
+    reference, so the answer is that cell, not a label of the row (its section `Current assets`)."""
+    table = Table(text=[["", "Notes", "31 Dec 2023", "31 Dec 2022"], ["Current assets", "", "", ""],
+                        ["  Inventories", "16", "118,540", "126,930"],
+                        ["  Trade and other receivables", "17", "142,370", "131,060"]])
+    plan, g = run(table, "Which note discloses inventories?")
+    assert plan.answer == ["16"] and cells(g, plan.answer_nodes) == [(2, 1)]

@@ -49,14 +49,19 @@ def solve_lookup(g: Grounder) -> Plan:
             hdrs = [i for i in headers_for(g, [row]) if i != when.id]
             return Plan([when.text.strip()], [when.id], hdrs, "lookup_time", conf, "year of the row",
                         row_headers=hdrs)
-    label = _label_answer(g, row, "row") if asks_name else _named_label(g, row)
+    # `which note discloses inventories`: the asked noun heads the chosen column (`Notes`), whose
+    # figure on the row is the answer, not one of the row's labels (a name there is a row note,
+    # answered as a label)
+    cell = value_cell(g.graph, row, col)
+    attribute = (asks_name and cell not in row.notes
+                 and g.asked_noun in label_tokens(col.label.text if col.label else ""))
+    label = None if attribute else _label_answer(g, row, "row") if asks_name else _named_label(g, row)
     if label is not None:
         hdrs = headers_for(g, [col])
         return Plan([label.text.strip()], [label.id], hdrs, "lookup_label", conf, "row label",
                     row_headers=[], col_headers=hdrs)
-    node = value_cell(g.graph, row, col)
     rh, ch = headers_for(g, [row]), headers_for(g, [col])
-    plan = Plan([node.text.strip()], [node.id], rh + [i for i in ch if i not in rh], "lookup", conf,
+    plan = Plan([cell.text.strip()], [cell.id], rh + [i for i in ch if i not in rh], "lookup", conf,
                 f"cell at row {row.index}, column {col.index}", rh, ch)
     if g.unfilled is not None and g.unfilled[0] > ranked[0][0]:
         plan.shadowed = g.unfilled[1].id
