@@ -271,3 +271,32 @@ def test_a_budget_variance_is_actual_against_budget(question: str, answer: str) 
     graph = CellGraph(Table(text=cells, merges=[]))
     plan = solve(question, graph, infer_headers(graph), None)
     assert (plan.operation, plan.answer) == ("measure", [answer])
+
+
+@pytest.mark.parametrize(("question", "operation", "answer"), [
+    ("Which department was most over budget?", "argmax", "IT"),
+    ("Which department was furthest under budget?", "argmax", "Sales"),
+    ("How many departments were over budget?", "count", "2"),
+    ("By how much was IT over budget?", "measure", "$37,300"),
+])
+def test_members_are_ranked_and_counted_by_a_derived_measure(question: str, operation: str,
+                                                              answer: str) -> None:
+    """`most over budget` ranks the departments by actual less budget (IT, not Operations, whose
+    budget and spending are largest); `how many … over budget` counts those where it is positive."""
+    cells = [["Department", "Budget", "Actual"], ["Sales", "$410,000", "$398,200"],
+             ["IT", "$365,000", "$402,300"], ["Operations", "$520,000", "$547,800"],
+             ["Legal", "$95,000", "$88,350"], ["Total", "$1,390,000", "$1,436,650"]]
+    graph = CellGraph(Table(text=cells))
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == (operation, [answer])
+
+
+def test_a_segment_ranked_by_a_margin_computed_for_each() -> None:
+    """The highest operating margin is the Cloud segment's 25 %, not Consumer's largest income."""
+    cells = [["Segment", "Revenue", "Operating income"], ["Consumer", "5,000", "600"],
+             ["Enterprise", "3,000", "540"], ["Cloud", "2,000", "500"], ["Total", "10,000", "1,640"]]
+    graph = CellGraph(Table(text=cells))
+    headers = infer_headers(graph)
+    for question, answer in (("Which segment had the highest operating margin?", "Cloud"),
+                             ("Which segment had the lowest operating margin?", "Consumer")):
+        assert solve(question, graph, headers, None).answer == [answer]

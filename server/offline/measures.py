@@ -8,11 +8,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import compute_plan
-from celltrace.server.offline.grounding import Grounder, Plan
+from celltrace.server.offline.grounding import Grounder, Plan, headers_for
 from celltrace.server.offline.lexicon import label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate
 from celltrace.server.offline.operations import Op
+from celltrace.server.offline.ranking import NAMED_MEMBER, member_values, pick
+from celltrace.shared.numstyle import NumStyle
 
 
 class Measure(NamedTuple):
@@ -36,15 +39,22 @@ def measures() -> dict[str, Measure]:
 
 def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
     """The longest derived measure the question names and no table label already holds."""
-    qtoks = set(label_tokens(g.q))
-    named = [(m, found) for m, found in measures().items() if set(label_tokens(m)) <= qtoks]
+    named = [(m, found) for m, found in measures().items() if _says_measure(g.q, m)]
     if not named:
         return None
     name, measure = max(named, key=lambda mp: len(label_tokens(mp[0])))
-    want = set(label_tokens(name))
-    if any(ln.label is not None and want <= set(label_tokens(ln.label.text)) for ln in g.rows + g.cols):
+    if any(ln.label is not None and _says_measure(ln.label.text, name) for ln in g.rows + g.cols):
         return None  # the table has the measure itself: a lookup
     return name, measure
+
+
+def _says_measure(text: str, measure: str) -> bool:
+    """`text` names the measure: holds its words, or says it as written when one of them is no
+    content word (`over budget` is not every text holding `budget`)."""
+    words = label_tokens(measure)
+    if len(words) < len(measure.split()):
+        return said(measure, between=0).search(text) is not None
+    return set(words) <= set(label_tokens(text))
 
 
 def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
@@ -123,6 +133,9 @@ def solve_measure(g: Grounder) -> Plan | None:
             top = _line_for(lines, num, taken=bottom)
         if top is None or bottom is None:
             continue
+        by_member = _rank_or_count(g, axis, top, bottom, op, measure)
+        if by_member is not None:
+            return by_member
         fixed = g.best(other)[0][1]
         plan = compute_plan(g, op, axis, [top, bottom], fixed, sizes=op == "diff")
         if plan is None:
@@ -135,3 +148,40 @@ def solve_measure(g: Grounder) -> Plan | None:
                           for ln, side in ((top, num), (bottom, den))]
         return plan
     return None
+
+
+def _rank_or_count(g: Grounder, axis: str, top: Line, bottom: Line, op: Op, name: str) -> Plan | None:
+    """The measure computed for each member of the other axis: `which department was most over
+    budget`, `which segment had the highest operating margin` answer the top-ranked member; `how many
+    departments were over budget` counts the members where a difference is positive. None when the
+    question neither ranks nor counts, or names a member (`by how much was IT over budget`)."""
+    want = ops.direction(g.q)
+    ranks = want is not None and ops.asks_ranked_label(g.q) and not ops.amount_before_name(g.q)
+    counts = op == "diff" and ops.counted_noun(g.q) is not None and ops.count_condition(g.q) is None
+    if not (ranks or counts):
+        return None
+    members = "row" if axis == "col" else "col"
+    firsts = {label.id: (value, node) for value, label, node in member_values(g, members, top)}
+    vals = [(value, label, firsts[label.id][1]) for second, label, _ in member_values(g, members, bottom)
+            if label.id in firsts and (value := _apply(op, firsts[label.id][0], second)) is not None]
+    if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER for _, label, _ in vals):
+        return None
+    lines = headers_for(g, [top, bottom])
+    rows, cols = ([], lines) if members == "row" else (lines, [])
+    if ranks and want is not None:
+        (_, label, _), ties, gap = pick(vals, want, 1)
+        return Plan([label.text.strip()], [label.id], lines, f"arg{want}", round(0.5 / ties, 3),
+                    f"{want} {name} over {len(vals)} {members}s", rows, cols,
+                    stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+    met = [(label, node) for value, label, node in vals if value > 0]
+    computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(), same_unit=False)
+    return Plan([computed.text], [node.id for _, node in met], [*lines, *(label.id for label, _ in met)],
+                "count", 0.5, f"{len(met)} of {len(vals)} {members}s {name}", rows, cols, computed=computed,
+                stats={"rank_members": float(len(vals))})
+
+
+def _apply(op: Op, first: float, second: float) -> float | None:
+    """The measure of one member: the first less the size of the second, or their quotient."""
+    if op == "diff":
+        return first - abs(second)
+    return first / second if second else None

@@ -46,7 +46,7 @@ MORE_WORDS = _vocab(
     """
     more most higher highest larger largest greater greatest bigger biggest maximum max top
     increase increased better best likelier likeliest older oldest longer longest taller tallest
-    heavier heaviest pricier priciest farther farthest stronger strongest
+    heavier heaviest pricier priciest farther farthest furthest stronger strongest
     """
 )
 LESS_WORDS = _vocab(

@@ -56,7 +56,7 @@ def _varying(g: Grounder, axis: str, fixed_lines: list[Line]) -> Line:
     for score, line in ranked:
         if score < top - VARYING_MARGIN:
             break
-        figures = [v for v, _, _ in _values(g, axis, line)]
+        figures = [v for v, _, _ in member_values(g, axis, line)]
         if len(set(figures)) > 1 or (line is best and len(figures) < 2):
             return line  # the best line showing too few figures is passed over by `solve_argmax`
     return best
@@ -232,7 +232,7 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
     return plan
 
 
-def _values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
+def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     """The figures a ranking of `axis` on `fixed` compares: (value, member label, cell) of each
     member of the best-grounded sibling group, within the years the question bounds, less a member
     that is the others' whole."""
@@ -274,11 +274,11 @@ def solve_extreme(g: Grounder) -> Plan | None:
     read on the side `solve_argmax` ranks; none when the question names a member, even in part (`the
     highest inflation rate in 2021` ranks neither the years nor the measures)."""
     axis, fixed = _pick_side(g)
-    vals = _values(g, axis, fixed)
+    vals = member_values(g, axis, fixed)
     if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER for _, label, _ in vals):
         return None  # `the largest increase … reported in Moncton` names its member: a lookup
     want = ops.direction(g.q) or "max"
-    (_, label, node), ties, gap = _pick(vals, want, 1)
+    (_, label, node), ties, gap = pick(vals, want, 1)
     return Plan([node.text.strip()], [node.id], [*headers_for(g, [fixed]), label.id], want,
                 round(0.5 / ties, 3), f"{want} over {len(vals)} {axis}s: {label.text.strip()}",
                 col_headers=headers_for(g, [fixed]) if axis == "row" else [label.id],
@@ -320,7 +320,7 @@ def solve_count(g: Grounder) -> Plan | None:
     measured = g.cols if axis == "row" else g.rows
     if set(label_tokens(noun)) & {t for ln in measured for n in ln.path for t in label_tokens(n.text)}:
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
-    vals = _values(g, axis, fixed)  # aggregate members (`OECD average`) left out
+    vals = member_values(g, axis, fixed)  # aggregate members (`OECD average`) left out
     member = _category_test(next(iter(tokens(noun)), None))
     counted = [v for v in vals if member(v[1].text)] if member else []
     vals = counted if len(counted) >= 2 else vals  # `how many provinces`: not the country's line
@@ -387,7 +387,7 @@ def _measure_answer(g: Grounder, plan: Plan) -> bool:
 def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = None) -> Plan | None:
     """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
     place = nth[0] if nth else 1
-    vals = _values(g, axis, fixed)
+    vals = member_values(g, axis, fixed)
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
@@ -398,7 +398,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
         return Plan([lab.text.strip() for _, lab, _ in top], [lab.id for _, lab, _ in top],
                     headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
                     f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
-    (_, label, _), ties, gap = _pick(vals, want, place)
+    (_, label, _), ties, gap = pick(vals, want, place)
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
     return Plan([label.text.strip()], [label.id],
                 headers_for(g, [fixed]), f"arg{want}", conf,
@@ -407,7 +407,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
-def _pick(vals: list[Ranked], want: str, place: int) -> tuple[Ranked, int, float]:
+def pick(vals: list[Ranked], want: str, place: int) -> tuple[Ranked, int, float]:
     """The member at `place` in `want`'s direction, how many members share its figure, and its gap
     to the nearest neighbour in the ranking as a share of the figures' spread."""
     ordered = sorted(vals, key=lambda v: -v[0] if want == "max" else v[0])
