@@ -3170,3 +3170,26 @@ def test_which_asked_of_a_column_reads_the_rows_cell_there() -> None:
                         ["  Trade and other receivables", "17", "142,370", "131,060"]])
     plan, g = run(table, "Which note discloses inventories?")
     assert plan.answer == ["16"] and cells(g, plan.answer_nodes) == [(2, 1)]
+
+
+def test_a_class_told_apart_by_its_number_is_not_named_by_its_noun_alone() -> None:
+    """`how many housing units … in the West` names the count's noun, not the `1 unit` class under
+    `West`: the region's total is read; a question saying the number reads the class."""
+    table = Table(text=[["", "West", "", "South", ""], ["", "Total", "1 unit", "Total", "1 unit"],
+                        ["2018", "325.5", "211.5", "640.6", "466.1"],
+                        ["2019", "338.3", "214.3", "676.4", "487.0"]],
+                  merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+    for question, answer in (("How many housing units were started in the West in 2018?", "325.5"),
+                             ("How many housing units in 1 unit structures were started in the West in 2018?",
+                              "211.5")):
+        assert run(table, question)[0].answer == [answer]
+
+
+def test_x_as_a_percentage_of_y_needs_no_total_line() -> None:
+    """Both operands are named: the whole is the line named after `as a percentage of`."""
+    table = Table(text=[["", "2024", "2023"], ["Net income", "91,200", "84,300"],
+                        ["Depreciation and amortization", "38,450", "35,100"],
+                        ["Net cash provided by operating activities", "136,060", "121,900"]])
+    plan, _ = run(table, "What was depreciation and amortization as a percentage of net cash provided by "
+                         "operating activities in 2024?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["28.3%"])

@@ -171,9 +171,13 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             if op == "cagr":  # from the earlier year to the later, however the question orders them
                 chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":
-                if not any(is_aggregate(ln) for ln in chosen):
+                whole = set(label_tokens(ops.share_whole(g.q) or ""))
+                if ops.AS_A_SHARE.search(g.q) and whole:  # `X as a percentage of Y` names both: the
+                    chosen = sorted(chosen, key=lambda ln: len(whole & set(label_tokens(  # whole is
+                        ln.label.text if ln.label else ""))))  # the line Y names, last
+                elif not any(is_aggregate(ln) for ln in chosen):
                     continue  # "what percent of X were Y" without a total is usually a lookup
-                if is_aggregate(chosen[0]):
+                elif is_aggregate(chosen[0]):
                     chosen = chosen[::-1]
         elif op == "sum" and not (joined(g) or _total_over_span(g.q, chosen)):
             continue

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from celltrace.server.infra.embedding import query_vectors
 from celltrace.server.infra.retrieval import Retriever, tokens
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.intervals import spelled_classes
+from celltrace.server.offline.intervals import interval, is_age_label, spelled_classes
 from celltrace.server.offline.lexicon import (
+    CARDINALS,
     UNIT_CANON,
     acronym,
     asks_precision,
@@ -175,6 +176,9 @@ class Plan:
     table …`); it caps the confidence (`solver.UNSUPPORTED`) and is shown with the best guess."""
 
 
+_COUNTED_CLASS = re.compile(r"\d+\s+[a-z]+")
+"""A class named by a count and its noun (`1 unit`, `3 bedrooms`)."""
+_DURATION = re.compile(r"\b(?:years?|months?|weeks?|days?|hours?)\b")
 _ASKS_RATE = re.compile(r"\brates?\b")
 """A rate the question names (not one `how many … per 100,000` implies): with no label saying
 `rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
@@ -366,7 +370,10 @@ class Grounder:
 
     def _matches(self, text: str) -> dict[str, float]:
         """The question words a label matches, without those it names only as excluded (`Total,
-        excluding Syria` does not name Syria) unless the question excludes too."""
+        excluding Syria` does not name Syria) unless the question excludes too; none for a class
+        whose numbers the question does not say (`_unsaid_class`)."""
+        if self._unsaid_class(normalise_text(text)):
+            return {}
         m = match_words(text, self.qwords)
         if m and price_base(text):  # `2022 constant dollars` under each year: its year is no period
             m = {q: v for q, v in m.items() if not YEAR.fullmatch(q)}
@@ -501,6 +508,21 @@ class Grounder:
             lex = got / len(ltoks)
         return max(lex, self.soft.get(node.id, 0.0))
 
+    def _unsaid_class(self, text: str) -> bool:
+        """A class its number tells apart (`1 unit`, `2 to 4 units`, `5 units or more`) whose numbers
+        a question asking a figure does not say: `how many housing units` names the count's noun, not
+        a class. Ages and durations are named in other words (`older adults`, `two or more years`),
+        and a which-question asks for the class."""
+        if not (_COUNTED_CLASS.fullmatch(text) or interval(text) is not None) or _DURATION.search(text) or (
+                is_age_label(text) or ops.asks_label(self.q)):
+            return False
+        return not set(re.findall(r"\d+", text.replace(",", ""))) & self._q_numbers
+
+    @functools.cached_property
+    def _q_numbers(self) -> set[str]:
+        said = re.findall(r"\d+", self.qnorm.replace(",", ""))
+        return set(said) | {d for w, d in CARDINALS.items() if re.search(rf"\b{w}\b", self.qnorm)}
+
     def _soft_matches(self, nodes: list[Node]) -> dict[int, float]:
         """Embedding match of header labels with no lexical hit against the question n-grams that
         hold a question word no label explains lexically (none such: no model call)."""
@@ -508,7 +530,7 @@ class Grounder:
         if r is None or not r.dense:
             return {}
         cands = [n for n in nodes if not self.matched(n) and r.number.get(n.id, 0) is None
-                 and n.text not in self._excluding]
+                 and n.text not in self._excluding and not self._unsaid_class(normalise_text(n.text))]
         grams = self._unexplained_grams()
         if not cands or not grams:
             return {}
