@@ -300,3 +300,12 @@ def test_a_segment_ranked_by_a_margin_computed_for_each() -> None:
     for question, answer in (("Which segment had the highest operating margin?", "Cloud"),
                              ("Which segment had the lowest operating margin?", "Consumer")):
         assert solve(question, graph, headers, None).answer == [answer]
+
+
+def test_a_count_by_a_derived_measure_that_none_meet_shows_the_members_counted() -> None:
+    cells = [["Department", "Budget", "Actual"], ["Sales", "$410,000", "$398,200"],
+             ["Legal", "$95,000", "$88,350"]]
+    graph = CellGraph(Table(text=cells))
+    plan = solve("How many departments were over budget?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("count", ["0"])
+    assert sorted((graph.node(i).r0, graph.node(i).c0) for i in plan.answer_nodes) == [(1, 2), (2, 2)]

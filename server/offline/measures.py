@@ -175,7 +175,8 @@ def _rank_or_count(g: Grounder, axis: str, top: Line, bottom: Line, op: Op, name
                     stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
     met = [(label, node) for value, label, node in vals if value > 0]
     computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(), same_unit=False)
-    return Plan([computed.text], [node.id for _, node in met], [*lines, *(label.id for label, _ in met)],
+    shown = met or [(label, node) for _, label, node in vals]  # none met: the members looked at
+    return Plan([computed.text], [node.id for _, node in shown], [*lines, *(label.id for label, _ in shown)],
                 "count", 0.5, f"{len(met)} of {len(vals)} {members}s {name}", rows, cols, computed=computed,
                 stats={"rank_members": float(len(vals))})
 
