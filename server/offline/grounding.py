@@ -179,6 +179,7 @@ class Plan:
 _COUNTED_CLASS = re.compile(r"\d+\s+[a-z]+")
 """A class named by a count and its noun (`1 unit`, `3 bedrooms`)."""
 _DURATION = re.compile(r"\b(?:years?|months?|weeks?|days?|hours?)\b")
+"""A class of durations (`24 months or more`): questions name it in other units (`two or more years`)."""
 _ASKS_RATE = re.compile(r"\brates?\b")
 """A rate the question names (not one `how many … per 100,000` implies): with no label saying
 `rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
@@ -520,6 +521,7 @@ class Grounder:
 
     @functools.cached_property
     def _q_numbers(self) -> set[str]:
+        """The numbers the question says, in digits or as number words (`three` → `3`)."""
         said = re.findall(r"\d+", self.qnorm.replace(",", ""))
         return set(said) | {d for w, d in CARDINALS.items() if re.search(rf"\b{w}\b", self.qnorm)}
 

@@ -62,8 +62,9 @@ def candidates(g: Grounder) -> list[Plan]:
     question = g.q
     if not g.rows or not g.cols:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
-    # a derived measure the question names (`current ratio`, `most over budget`) is its operation
-    found: list[Plan | None] = [solve_measure(g), solve_classes(g), solve_count(g), solve_section_count(g)]
+    measure = solve_measure(g)  # a derived measure the question names (`current ratio`, `most over
+    # budget`) is its operation, the first candidate
+    found: list[Plan | None] = [measure, solve_classes(g), solve_count(g), solve_section_count(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
     bounded = ops.without_open_ranges(question)
@@ -116,7 +117,7 @@ def candidates(g: Grounder) -> list[Plan]:
     for plan in [*found, lookup]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
             plans.append(plan)
-    asked = asked_measure(g) if found[0] is None else None
+    asked = asked_measure(g) if measure is None else None
     if asked is not None and said(asked[0], between=0).search(question):  # `free cash flow` on an
         name, (first, second, _) = asked  # income statement: no answer is it
         for plan in plans:
