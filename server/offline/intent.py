@@ -32,6 +32,7 @@ from celltrace.server.offline.arithmetic import (
     solve_union,
     stems,
 )
+from celltrace.server.offline.complement import solve_complement
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     CHANGE_LABELS,
@@ -64,7 +65,8 @@ def candidates(g: Grounder) -> list[Plan]:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
     measure = solve_measure(g)  # a derived measure the question names (`current ratio`, `most over
     # budget`) is its operation, the first candidate
-    found: list[Plan | None] = [measure, solve_classes(g), solve_count(g), solve_section_count(g)]
+    found: list[Plan | None] = [measure, solve_complement(g), solve_classes(g), solve_count(g),
+                                solve_section_count(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
     bounded = ops.without_open_ranges(question)
