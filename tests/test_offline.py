@@ -3193,3 +3193,28 @@ def test_x_as_a_percentage_of_y_needs_no_total_line() -> None:
     plan, _ = run(table, "What was depreciation and amortization as a percentage of net cash provided by "
                          "operating activities in 2024?")
     assert (plan.operation, plan.answer) == ("percent_of", ["28.3%"])
+
+
+ROLL_FORWARD = Table(text=[
+    ["", "Retained Earnings", "Accumulated Other Comprehensive Income (Loss)", "Total"],
+    ["Balance at December 31, 2022", "2,420,180", "(41,220)", "2,870,400"],
+    ["  Net income", "318,450", "", "318,450"],
+    ["  Other comprehensive income (loss), net of tax", "", "5,860", "5,860"],
+    ["Balance at December 31, 2023", "2,620,745", "(35,360)", "3,253,309"],
+    ["  Net income", "352,190", "", "352,190"],
+    ["  Other comprehensive income (loss), net of tax", "", "(21,460)", "(21,460)"],
+    ["Balance at December 31, 2024", "2,901,420", "(56,820)", "3,372,271"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was net income in 2023?", "318,450"),
+    ("What was net income in 2024?", "352,190"),
+    ("What was accumulated other comprehensive income (loss) at December 31, 2023?", "(35,360)"),
+])
+def test_a_roll_forwards_movements_are_of_the_year_their_closing_balance_ends(question: str,
+                                                                               answer: str) -> None:
+    """Between the balances at December 31, 2022 and 2023 lie 2023's movements (not the 2022
+    balance's parts); a balance asked at a date is that balance line."""
+    plan, _ = run(ROLL_FORWARD, question)
+    assert plan.answer == [answer]

@@ -40,6 +40,7 @@ from celltrace.server.offline.lines import (
     is_aggregate_label,
     is_nil,
     mark_sums,
+    roll_forward,
     under_aggregate,
     value_cell,
 )
@@ -290,7 +291,7 @@ class Grounder:
             if out and out[-1].index == r - 1:
                 path = _closing_total(path, out[-1].path, r)
             out.append(Line("row", r, path, [n for n in data if _is_text_value(n)]))
-        return out
+        return roll_forward(out)
 
     def _cols(self) -> list[Line]:
         h, g = self.h, self.graph
@@ -636,6 +637,8 @@ class Grounder:
         for line in lines:
             if line is None:
                 continue
+            if line.period is not None and line.period in self.q_years:  # a roll-forward's
+                best[line.period] = 1.0  # movement line covers its year
             for n in line.path + line.notes:
                 for q, v in self.matched(n).items():
                     if v > best.get(q, 0.0):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from weakref import WeakKeyDictionary
 
 from celltrace.shared.flags import figure_text, legend
@@ -28,6 +30,9 @@ class Line:
     notes: list[Node] = field(default_factory=list)
     sums: bool = False
     """Its figures are the sum of its sibling lines' (`mark_sums`): a total its label does not say."""
+    period: str | None = None
+    """The year a roll-forward's movement line covers (`roll_forward`): `Net income` after `Balance
+    at December 31, 2022` is 2023's, which no label of its path says."""
 
     @property
     def label(self) -> Node | None:
@@ -125,3 +130,27 @@ def is_aggregate_label(node: Node) -> bool:
     text = node.text.lower()
     return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
 
+
+
+_BALANCE = re.compile(r"^\s*(?:(?:beginning|ending|opening|closing)\s+)?balances?\b.*?\b((?:19|20)\d\d)\b",
+                      re.IGNORECASE)
+"""A roll-forward's balance line (`Balance at December 31, 2022`, `Balances, January 1, 2023`)."""
+
+
+def roll_forward(rows: list[Line]) -> list[Line]:
+    """The rows with each movement line of a roll-forward (the lines between two balance lines of
+    increasing years) given the later balance's year as its `period` and freed from an earlier
+    balance it sits under: `Net income` between the balances at December 31, 2022 and 2023 is 2023's,
+    not the 2022 balance's part."""
+    balances = [(i, m.group(1)) for i, ln in enumerate(rows)
+                if ln.label is not None and len(ln.path) == 1 and (m := _BALANCE.match(ln.label.text))]
+    if len(balances) < 2 or any(a[1] >= b[1] for a, b in pairwise(balances)):
+        return rows
+    out = list(rows)
+    for (start, _), (end, year) in pairwise(balances):
+        opening = rows[start].path[0]
+        for i in range(start + 1, end):
+            ln = rows[i]
+            path = [n for n in ln.path if n.id != opening.id] or ln.path
+            out[i] = dataclasses.replace(ln, path=path, period=year)
+    return out
