@@ -309,3 +309,12 @@ def test_a_count_by_a_derived_measure_that_none_meet_shows_the_members_counted()
     plan = solve("How many departments were over budget?", graph, infer_headers(graph), None)
     assert (plan.operation, plan.answer) == ("count", ["0"])
     assert sorted((graph.node(i).r0, graph.node(i).c0) for i in plan.answer_nodes) == [(1, 2), (2, 2)]
+
+
+def test_net_finance_costs_net_a_cost_shown_negative_against_income() -> None:
+    """IFRS shows `Finance income 85` and `Finance costs (310)`: net finance costs are 225."""
+    cells = [["", "2023", "2022"], ["Operating profit", "2,280", "1,960"], ["Finance income", "85", "42"],
+             ["Finance costs", "(310)", "(265)"], ["Profit before tax", "2,055", "1,737"]]
+    graph = CellGraph(Table(text=cells))
+    plan = solve("What were net finance costs in 2023?", graph, infer_headers(graph), None)
+    assert (plan.operation, plan.answer) == ("measure", ["225"])

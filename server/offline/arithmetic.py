@@ -610,8 +610,9 @@ def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
 def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: Line,
                  sizes: bool = False) -> Plan | None:
     """`op` over the cells where the `chosen` lines cross `fixed`; `sizes`: the operands after the
-    first count by their magnitude (`Capital expenditures (520)` is 520 spent); a compound growth
-    rate (`chosen`: the later year's line first) runs over the years between."""
+    first count by their magnitude (`Capital expenditures (520)` is 520 spent), and the first too
+    when its label names a cost or an expense; a compound growth rate (`chosen`: the later year's
+    line first) runs over the years between."""
     periods = 1
     if op == "cagr":
         years = [line_year(ln) for ln in chosen]
@@ -635,8 +636,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
             (op in ("diff", "growth") and names_a_size([*chosen, fixed]))
             or (op in ("sum", "average") and ops.asks_outflow(g.q))):  # how much was spent on …
         nums = [dataclasses.replace(n, value=-n.value) for n in nums]  # `(720)` cash used is 720 used
-    if sizes:
-        nums = [nums[0], *(dataclasses.replace(n, value=abs(n.value)) for n in nums[1:])]
+    if sizes:  # a cost shown negative (`Finance costs (310)`) is its size too: net of income, 225
+        first = abs(nums[0].value) if _shown_negative(chosen[0]) else nums[0].value
+        nums = [dataclasses.replace(n, value=first if i == 0 else abs(n.value)) for i, n in enumerate(nums)]
     if op == "diff" and len(nums) == 2 and nums[0].value < nums[1].value and ops.UNSIGNED_CHANGE.search(
             g.qnorm):
         nums = nums[::-1]  # `improved` by 2.5 points: the size of the change (operands keep their order)
