@@ -3218,3 +3218,13 @@ def test_a_roll_forwards_movements_are_of_the_year_their_closing_balance_ends(qu
     balance's parts); a balance asked at a date is that balance line."""
     plan, _ = run(ROLL_FORWARD, question)
     assert plan.answer == [answer]
+
+
+def test_what_a_label_says_is_excluded_from_does_not_name_it() -> None:
+    """`Anti-dilutive securities excluded from diluted EPS` counts securities: `diluted EPS` is the
+    `Diluted` line under `Net income per share`."""
+    table = Table(text=[["", "2024", "2023"], ["Net income per share:", "", ""],
+                        ["  Basic", "$3.49", "$3.06"], ["  Diluted", "$3.43", "$3.01"],
+                        ["Anti-dilutive securities excluded from diluted EPS", "1.8", "3.4"]])
+    plan, g = run(table, "What was diluted EPS in 2024?")
+    assert plan.answer == ["$3.43"] and cells(g, plan.answer_nodes) == [(3, 1)]

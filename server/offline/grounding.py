@@ -106,9 +106,10 @@ INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
 
-_EXCLUDING = re.compile(r"\b(?:excluding|except|excl\.|other than|not including|net of)\b(.*)$")
+_EXCLUDING = re.compile(
+    r"\b(?:excluding|except|excl\.|other than|not including|net of|excluded from)\b(.*)$")
 """A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
-`Long-term debt, net of current portion`)."""
+`Long-term debt, net of current portion`, `Anti-dilutive securities excluded from diluted EPS`)."""
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
