@@ -3228,3 +3228,50 @@ def test_what_a_label_says_is_excluded_from_does_not_name_it() -> None:
                         ["Anti-dilutive securities excluded from diluted EPS", "1.8", "3.4"]])
     plan, g = run(table, "What was diluted EPS in 2024?")
     assert plan.answer == ["$3.43"] and cells(g, plan.answer_nodes) == [(3, 1)]
+
+
+def test_a_share_is_computed_when_the_percent_line_is_a_rate_of_another_measure() -> None:
+    """`share of Canada's employment … in British Columbia`: the `Unemployment rate > Percent` column
+    names nothing the question asks but the year and percent, beside `Employment`: the share is
+    British Columbia's employment over Canada's, read on the counts."""
+    table = Table(text=[["", "2023", "", ""], ["", "Labour force", "Employment", "Unemployment rate"],
+                        ["", "Persons in thousands", "Persons in thousands", "Percent"],
+                        ["Canada", "21,390.6", "20,172.2", "5.7"], ["Ontario", "8,453.0", "7,907.9", "6.4"],
+                        ["British Columbia", "2,946.9", "2,790.7", "5.3"]],
+                  merges=[(0, 1, 0, 3)])
+    plan, _ = run(table, "What share of Canada's employment in 2023 was in British Columbia, in percent?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["13.8%"])
+
+
+def test_what_was_names_no_noun_of_the_row_labels() -> None:
+    """`What was Grade 3 enrolment …` asks the figure; `was grade` is no noun naming the `Grade`
+    column of labels (its section `Elementary (K-5)` is no answer)."""
+    table = Table(text=[["Grade", "2021-22", "2022-23"], ["Elementary (K-5)", "", ""],
+                        ["   Grade 2", "987", "1,012"], ["   Grade 3", "1,020", "1,003"],
+                        ["Middle (6-8)", "", ""], ["   Grade 6", "1,101", "1,088"]])
+    plan, _ = run(table, "What was Grade 3 enrolment in 2022-23?")
+    assert plan.answer == ["1,003"]
+
+
+def test_a_rows_own_name_column_is_no_section_of_the_asked_noun() -> None:
+    """`which ward`: `Ward 2 - General Surgery` names its own row (beside its specialty), so the
+    wards not labelled `Ward …` (`Paediatrics`) are ranked too."""
+    table = Table(text=[["Ward", "Specialty", "Jan", "Feb"],
+                        ["Ward 1 - General Medicine", "Medicine", "88.0", "82.9"],
+                        ["Ward 2 - General Surgery", "Surgery", "86.1", "90.3"],
+                        ["Intensive Care Unit", "Critical Care", "78.5", "81.0"],
+                        ["Paediatrics", "Children's", "92.4", "96.3"],
+                        ["Hospital total", "", "86.0", "87.9"]])
+    plan, _ = run(table, "Which ward had the highest occupancy in February?")
+    assert plan.answer == ["Paediatrics"]
+
+
+def test_a_ranking_answers_a_rows_name_not_its_code() -> None:
+    """Side-by-side row labels `SKU | Description`: `which item` answers the description (the asked
+    noun heads neither column); `which SKU` the code."""
+    table = Table(text=[["SKU", "Description", "Stock Value ($)"], ["W-1001", "Hex bolt M8 x 40", "96.00"],
+                        ["W-1024", "Twin & earth cable 2.5mm (100m)", "1,240.00"],
+                        ["W-1031", "Electrical tape 19mm", "54.60"]])
+    for question, answer in (("Which item has the highest stock value?", "Twin & earth cable 2.5mm (100m)"),
+                             ("Which SKU has the highest stock value?", "W-1024")):
+        assert run(table, question)[0].answer == [answer]

@@ -88,10 +88,13 @@ def _unique_heads(lines: list[Line]) -> dict[int, str]:
 
 
 def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
-    """The line the operands are read along: the best-grounded one, except that for a sum a total
-    line named only by a sum word gives way to the best line the question names otherwise (`the
-    total software revenue in Q1 and Q2`: Software; `total revenue in Q1 and Q2`: Total)."""
+    """The line the operands are read along: the best-grounded one, except that a share is read on
+    the best line that is no percentages, and for a sum a total line named only by a sum word gives
+    way to the best line the question names otherwise (`the total software revenue in Q1 and Q2`:
+    Software; `total revenue in Q1 and Q2`: Total)."""
     ranked = [ln for _, ln in g.best(lines)]
+    if op == "percent_of":  # a share is computed from counts, not from a line of percentages
+        return next((ln for ln in ranked if not percentages([ln], [])), ranked[0])
     if op != "sum":
         return ranked[0]
     words = stems(tuple(ops.SUM_WORDS))

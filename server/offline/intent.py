@@ -207,7 +207,27 @@ def _lookup_is_a_count(g: Grounder) -> bool:
 
 def _lookup_is_percent(g: Grounder) -> bool:
     """The best single cell already is a percentage (shown with %, under a percent label or a percent
-    caption)."""
+    caption) of what the question names: not when its percent line names nothing of the question
+    but a year or the percent itself while a line under the same outer label does (`share of
+    Canada's employment` read under `2023 > Unemployment rate > Percent`, beside `2023 >
+    Employment`: a rate of another measure)."""
     best = _best_cell(g)
-    return best is not None and (
-        percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent")
+    if best is None or not (percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent"):
+        return False
+    for line, lines in ((best[0], g.rows), (best[1], g.cols)):
+        if len(line.path) < 2 or not percentages([line], [best[2]]) or _named_words(g, line):
+            continue
+        group = line.path[0].id  # its siblings under the same outer label (`2023`)
+        if any(_named_words(g, ln) for ln in lines
+               if ln.index != line.index and len(ln.path) >= 2 and ln.path[0].id == group):
+            return False
+    return True
+
+
+def _named_words(g: Grounder, line: Line) -> set[str]:
+    """The question's words a line's labels match, other than years and percent words."""
+    found = {q for n in line.path for q in g.matched(n)}
+    return {q for q in found if not YEAR.fullmatch(q) and q not in _PERCENT_STEMS}
+
+
+_PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))

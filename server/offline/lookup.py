@@ -90,7 +90,9 @@ def wants_label(qnorm: str) -> bool:
     return ops.asks_label(qnorm) and not ops.amount_before_name(qnorm)
 
 
-_WHAT_NOUNS = re.compile(r"^\s*what\s+([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+_WHAT_NOUNS = re.compile(r"^\s*what\s+(?!(?:was|were|is|are|did|do|does|has|have|had|will|would)\b)"
+                         r"([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+"""`what <noun> …` (`what employee group`); `what was …` names no noun."""
 
 
 def _named_label(g: Grounder, row: Line) -> Node | None:

@@ -4,6 +4,7 @@ named options (`A or B`), compared on their values."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from celltrace.server.infra.retrieval import tokens
@@ -95,8 +96,10 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
     if g.asked_noun is None:
         return lines
     inside = _category_lines(g, lines)
-    if inside is None:
-        inside = [ln for ln in lines if any(g.asked_noun in label_tokens(n.text) for n in ln.path[:-1])]
+    if inside is None:  # a parent heading one line only is the row's own name (`Ward 2 - General
+        heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # Surgery` > `Surgery`), no section
+        inside = [ln for ln in lines if any(heads[n.id] >= 2 and g.asked_noun in label_tokens(n.text)
+                                            for n in ln.path[:-1])]
     return inside if 2 <= len(inside) < len(lines) else lines
 
 
@@ -199,8 +202,8 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
 def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     """A line's labels, innermost first; of several labels side by side on a row (`Property |
     Market | Year acquired`), the one under the column header holding `noun` (by default the asked
-    one; with the fewest other words) comes first, else the first of them (the name the others
-    describe)."""
+    one; with the fewest other words) comes first, else the first of them that is no code (the name
+    the others describe)."""
     inner = list(reversed(ln.path))
     own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
     if len(own) < 2:
@@ -209,8 +212,13 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
     named = sorted((n for n in own if any(noun in toks for toks in heads[n.id])),
                    key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))
-    first = named[:1] or own[:1]  # `Project` before `Project ID`
+    names = [n for n in own if not _CODE.match(n.text.strip())]  # `Hex bolt M8 x 40`, not `W-1024`
+    first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
+
+
+_CODE = re.compile(r"^[A-Za-z]{0,5}[-_/.]?\d\S*$")
+"""An identifier (`W-1024`, `PRJ-003`, `311`): a row's code, not its name."""
 
 
 def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan | None:
