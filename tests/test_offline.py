@@ -3275,16 +3275,3 @@ def test_a_ranking_answers_a_rows_name_not_its_code() -> None:
     for question, answer in (("Which item has the highest stock value?", "Twin & earth cable 2.5mm (100m)"),
                              ("Which SKU has the highest stock value?", "W-1024")):
         assert run(table, question)[0].answer == [answer]
-
-
-def test_a_label_naming_the_asked_category_in_the_plural_is_a_group_not_a_member() -> None:
-    """`which industry`: `Service-producing industries` groups industries (a flat list, no sums
-    to tell); the largest industry is a member."""
-    table = Table(text=[["", "March 2024"], ["All industries [T001]", "2,153,410"],
-                        ["Goods-producing industries [T002]", "547,300"],
-                        ["Manufacturing [31-33]", "198,210"],
-                        ["Service-producing industries [T003]", "1,606,110"],
-                        ["Retail trade [44-45]", "118,420"],
-                        ["Real estate and rental and leasing [53]", "283,950"]])
-    plan, _ = run(table, "Which industry had the largest GDP in March 2024?")
-    assert plan.answer == ["Real estate and rental and leasing [53]"]

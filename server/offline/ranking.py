@@ -23,7 +23,7 @@ from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label, whole_classes
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
 from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
-from celltrace.shared.graph import Node, normalise_text, words
+from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
 
@@ -171,9 +171,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     sex) nor one label over every line (a unit row's `rate` written once); a label with no word
     (`$`, `..`) is no member. Aggregate members
     (total/all, a class holding other classes: `25 to 64 years`) are left out unless nothing else
-    remains; so are labels naming the asked category in the plural (`Goods-producing industries`),
-    groups of members, unless fewer than two other members remain (`oil-producing provinces` beside
-    `central provinces` are what is compared).
+    remains.
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
@@ -198,18 +196,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         parents = tuple(n.id for n in ln.path[:ln.path.index(node)])
         siblings.setdefault(parents, []).append((node.id, node.text))
     wholes = {nid for group in siblings.values() for nid in whole_classes(group)}
-    kept = [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes]
-    groups = _plurals(ops.asked_category(g.q))  # `which industry`: `Goods-producing industries` is a
-    singular = [m for m in kept if not groups & set(words(m[0].text))]  # group of them, when two or
-    return (singular if len(singular) >= 2 else kept) or members  # more single ones are ranked too
-
-
-def _plurals(noun: str | None) -> set[str]:
-    """The plural forms of the asked category's last word (`industry` → `industries`)."""
-    if not noun:
-        return set()
-    last = noun.split()[-1]
-    return {last + "s", last + "es"} | ({last[:-1] + "ies"} if last.endswith("y") else set())
+    return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes] or members
 
 
 def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
