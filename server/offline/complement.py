@@ -45,6 +45,7 @@ def solve_complement(g: Grounder) -> Plan | None:
 
 
 def _whole_rank(g: Grounder, part: Line, whole: Line) -> tuple[float, int, bool, int]:
+    """Smaller is better: the most named, the outermost, after the part, nearest it."""
     mention = round(g.mention(whole.label), 1) if whole.label else 0.0
     return -mention, len(whole.path), whole.index < part.index, abs(whole.index - part.index)
 

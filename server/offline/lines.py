@@ -131,7 +131,6 @@ def is_aggregate_label(node: Node) -> bool:
     return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
 
 
-
 _BALANCE = re.compile(r"^\s*(?:(?:beginning|ending|opening|closing)\s+)?balances?\b.*?\b((?:19|20)\d\d)\b",
                       re.IGNORECASE)
 """A roll-forward's balance line (`Balance at December 31, 2022`, `Balances, January 1, 2023`)."""
