@@ -3275,3 +3275,13 @@ def test_a_ranking_answers_a_rows_name_not_its_code() -> None:
     for question, answer in (("Which item has the highest stock value?", "Twin & earth cable 2.5mm (100m)"),
                              ("Which SKU has the highest stock value?", "W-1024")):
         assert run(table, question)[0].answer == [answer]
+
+
+def test_a_change_between_two_dated_balances_is_the_later_less_the_earlier() -> None:
+    """`change during 2024` between `At 1 January 2024` and `At 31 December 2024`: closing less
+    opening, whichever the question or the table names first."""
+    table = Table(text=[["", "Land", "Machinery and equipment"], ["Net book value", "", ""],
+                        ["  At 1 January 2024", "412.0", "1,885.3"],
+                        ["  At 31 December 2024", "418.5", "2,108.3"]])
+    plan, _ = run(table, "How much did the net book value of machinery and equipment change during 2024?")
+    assert (plan.operation, plan.answer) == ("diff", ["223.0"])

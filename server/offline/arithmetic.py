@@ -23,6 +23,7 @@ from celltrace.server.offline.grounding import (
     interim_period,
     is_interim_label,
     is_period_label,
+    label_date,
     label_month,
     label_year,
     line_year,
@@ -171,6 +172,11 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             if op in ("diff", "growth") and _from_to(g.q) and all(years) and years[0] != years[1]:
                 chosen = sorted(chosen, key=lambda ln: _year_named(ln) or "", reverse=later_first)
                 # `Population, 2021` before `Population, 2016`: their years order a change
+            dates = [label_date(ln.label.text) if ln.label else None for ln in chosen]
+            if op == "diff" and not _from_to(g.q) and ASKS_CHANGE.search(g.qnorm) and (
+                    dates[0] is not None and dates[1] is not None and dates[0] != dates[1]):
+                # `change during 2024` between `At 1 January 2024` and `At 31 December 2024`: the
+                chosen = chosen[::-1] if dates[0] < dates[1] else chosen  # later less the earlier
             if op == "cagr":  # from the earlier year to the later, however the question orders them
                 chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":

@@ -924,6 +924,20 @@ def label_month(text: str) -> tuple[int, str | None] | None:
     return _MONTHS.index(m.group(1)[:3]) + 1, year
 
 
+_DATE = re.compile(rf"\b(?:(\d{{1,2}})\s+)?({'|'.join(_MONTH_WORDS)})\.?\s+"
+                   r"(?:(\d{1,2}),?\s+)?((?:19|20)\d\d)\b")
+"""A day's date in a label: `1 January 2024`, `December 31, 2023`, `31 Dec 2023`."""
+
+
+def label_date(text: str) -> tuple[str, int, int] | None:
+    """The date a label names (`At 1 January 2024`, `Balance at December 31, 2023`) as (year, month,
+    day); None for a label naming no day (`March 2021`)."""
+    m = _DATE.search(normalise_text(text))
+    if m is None or (m.group(1) or m.group(3)) is None:
+        return None
+    return m.group(4), _MONTHS.index(m.group(2)[:3]) + 1, int(m.group(1) or m.group(3))
+
+
 _INTERIM = re.compile(rf"\b(three|3|six|6|nine|9) months? ended ({'|'.join(_MONTH_WORDS)})\b")
 _QUARTER_END = {3: 1, 6: 2, 9: 3, 12: 4}
 _ASKED_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th) quarter)\b")
