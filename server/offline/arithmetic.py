@@ -99,12 +99,8 @@ def _across(g: Grounder, op: ops.Op, lines: list[Line]) -> Line:
     if op != "sum":
         return ranked[0]
     words = stems(tuple(ops.SUM_WORDS))
-
-    def named(ln: Line) -> set[str]:
-        return {q for n in ln.path for q in g.matched(n)}
-
-    return next((ln for ln in ranked if named(ln) - words), ranked[0]) if (
-        is_aggregate(ranked[0]) and named(ranked[0]) <= words) else ranked[0]
+    return next((ln for ln in ranked if g.line_words(ln) - words), ranked[0]) if (
+        is_aggregate(ranked[0]) and g.line_words(ranked[0]) <= words) else ranked[0]
 
 
 def _in_every_group(g: Grounder, lines: list[Line]) -> list[Line] | None:

@@ -473,6 +473,10 @@ class Grounder:
             m = self._match[node.id] = match_words(node.text, self.qwords)
         return m
 
+    def line_words(self, line: Line) -> set[str]:
+        """The question words the labels of a line's path match."""
+        return {q for n in line.path for q in self.matched(n)}
+
     def mention(self, node: Node, known: frozenset[str] = frozenset()) -> float:
         """How completely the question mentions a label, in [0, 1].
 
@@ -604,8 +608,8 @@ class Grounder:
                 {n.c0 for n in values}) != 1 or not self.cols:
             return None
         col = self.best(self.cols)[0][1]
-        if col.label is not None and self.mention(col.label) >= 0.99 and set(self.matched(values[0])) <= {
-                q for n in col.path for q in self.matched(n)}:
+        if col.label is not None and self.mention(col.label) >= 0.99 and set(
+                self.matched(values[0])) <= self.line_words(col):
             return None
         ids = {n.id for n in values}
         others = [n for ln in self.rows for n in ln.path if n.id not in ids and not is_aggregate_label(n)]

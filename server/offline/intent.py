@@ -226,8 +226,7 @@ def _lookup_is_percent(g: Grounder) -> bool:
 
 def _named_words(g: Grounder, line: Line) -> set[str]:
     """The question's words a line's labels match, other than years and percent words."""
-    found = {q for n in line.path for q in g.matched(n)}
-    return {q for q in found if not YEAR.fullmatch(q) and q not in _PERCENT_STEMS}
+    return {q for q in g.line_words(line) if not YEAR.fullmatch(q) and q not in _PERCENT_STEMS}
 
 
 _PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))
