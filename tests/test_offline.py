@@ -3285,3 +3285,16 @@ def test_a_change_between_two_dated_balances_is_the_later_less_the_earlier() -> 
                         ["  At 31 December 2024", "418.5", "2,108.3"]])
     plan, _ = run(table, "How much did the net book value of machinery and equipment change during 2024?")
     assert (plan.operation, plan.answer) == ("diff", ["223.0"])
+
+
+def test_a_percent_line_is_looked_up_when_only_another_groups_line_names_the_question() -> None:
+    """`aged 45 and over` names `median age`, a line of another group than `distribution >
+    percentage`: the percentage shown is the one asked, no share to compute."""
+    table = Table(text=[["", "distribution", "", "median age"], ["", "number", "percentage", "years"],
+                        ["total grandparents in shared homes", "584,350", "100.0", "66.2"],
+                        ["in a multigenerational household", "511,685", "87.6", "66.2"],
+                        ["in a skip-generation household", "72,665", "12.4", "66.0"]],
+                  merges=[(0, 1, 0, 2)])
+    plan, _ = run(table, "what percentage of grandparents aged 45 and over in a shared home were in a "
+                         "skip-generation household in 2011?")
+    assert plan.answer == ["12.4"]
