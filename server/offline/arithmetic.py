@@ -39,36 +39,44 @@ from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_labe
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option, names_members
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
+from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.units import RELATIVE_WORDS, parse_unit, without_exemptions
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
 def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
-    """Lines whose innermost label is fully mentioned, or named by its head alone (`_unique_heads`:
-    `corn` for `Corn for grain`), with the label's position in the question; of lines with the same
-    label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months Ended`), the best-scored
-    one (the first on ties)."""
-    best: dict[str, Line] = {}
+    """Lines whose innermost label (above a unit of amounts the question names: `November 2024` over
+    `$ thousands` for `how many thousand dollars`) is fully mentioned, or named by its head alone
+    (`_unique_heads`: `corn` for `Corn for grain`), with the label's position in the question; of
+    lines with the same label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months
+    Ended`), the best-scored one (the first on ties)."""
+    best: dict[str, tuple[Node, Line]] = {}
     heads = _unique_heads(lines)
     for ln in lines:
-        lab = ln.label
+        lab = next((n for n in reversed(ln.path) if not (_amount_unit(n.text) and g.mention(n) >= 0.99)),
+                   ln.label)
         if lab is None or (g.mention(lab) < 0.99 and not (
                 lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
             continue
         key = normalise_text(lab.text)
-        if key not in best or g.line_score(ln) > g.line_score(best[key]):
-            best[key] = ln
+        if key not in best or g.line_score(ln) > g.line_score(best[key][1]):
+            best[key] = (lab, ln)
     periods = [k for k in best if label_year(k) is None]
-    out = sorted(((question_position(g, ln.label), ln) for k, ln in best.items()  # type: ignore[arg-type]
+    out = sorted(((question_position(g, lab), ln, k) for k, (lab, ln) in best.items()
                   if not _within_a_period(k, periods)), key=lambda x: x[0])
     # drop labels the question says only inside a longer mentioned label: one holding their text, or
     # all their words when the question quotes it ("revenue" inside "cargo revenue", "net income"
     # inside "net interest income"; not in "percentage of revenue was cost of revenue")
-    keys = [normalise_text(ln.label.text) for _, ln in out]  # type: ignore[union-attr]
+    keys = [k for _, _, k in out]
     held = {k: set(ops.words(k)) for k in keys}
-    return [x for x, k in zip(out, keys, strict=True) if not compose.said_only_inside(g.qnorm, k, [
+    return [(pos, ln) for pos, ln, k in out if not compose.said_only_inside(g.qnorm, k, [
         o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
+
+
+def _amount_unit(text: str) -> bool:
+    """The label is a unit of amounts (`$ thousands`, `kWh`), not a count or a percentage."""
+    return parse_unit(text) not in (None, "number", "percent")
 
 
 _QUALIFIED = re.compile(r"^([^,(]+?)(?:\s*,\s*|\s+for\s+|\s*\()")
@@ -421,9 +429,10 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
             if len(tiles) == 1:
                 return None
             fixed = g.best(other)[0][1]
-            if not _additive(g, axis, [ln for _, ln in members], fixed):
+            op: ops.Op = "average" if _asks_mean(g) else "sum"  # `average monthly sales in the first half`
+            if op == "sum" and not _additive(g, axis, [ln for _, ln in members], fixed):
                 return None
-            plan = compute_plan(g, "sum", axis, tiles, fixed)
+            plan = compute_plan(g, op, axis, tiles, fixed)
             if plan is not None:  # each class asked by its label, with a parent naming its year
                 said = re.compile(re.escape(wording), re.IGNORECASE)
                 within = [g.graph.node(nid).text.strip() for nid in parent] if years else []
@@ -431,6 +440,17 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
                               for ln in tiles]
             return plan
     return None
+
+
+def _asks_mean(g: Grounder) -> bool:
+    """The question asks an average (`average monthly sales`) that no label of the table names."""
+    return not ops.AVERAGE_WORDS.isdisjoint(ops.words(g.q)) and not labels_hold(g, ops.AVERAGE_WORDS)
+
+
+def labels_hold(g: Grounder, wanted: frozenset[str]) -> bool:
+    """Some header label of the table holds one of `wanted` (`national average`, `mean age`): the
+    question's word names that line rather than asking for arithmetic."""
+    return any(not wanted.isdisjoint(label_words(n.text)) for ln in g.rows + g.cols for n in ln.path)
 
 
 DISTRIBUTION_TOLERANCE = 1.5

@@ -299,11 +299,16 @@ def _count_line(g: Grounder, lines: list[Line]) -> Line:
     return (counts or ranked)[0]
 
 
-def opposite_of_decrease(plan: Plan, question: str) -> Plan:
+def opposite_of_decrease(g: Grounder, plan: Plan) -> Plan:
     """A decrease asked as an amount (`how much did X decline`) or an outflow (`how much was spent
-    on X`: a statement shows `(150)`) on a negative cell: its magnitude."""
+    on X`: a statement shows `(150)`) on a negative cell: its magnitude. A decrease word of a label
+    the question quotes whole (`Churned and contraction ARR`) asks none."""
+    question = g.q
     outflow = ops.asks_outflow(question)
-    if plan.operation != "lookup" or len(plan.answer) != 1 or not (outflow or ops.asks_decrease(question)):
+    quoted = [g.graph.node(i) for i in plan.header_nodes if g.verbatim(g.graph.node(i))]
+    own = {w for n in quoted for w in ops.words(n.text)}
+    decrease = ops.asks_decrease(question) and not (ops.DECREASE_WORDS & set(ops.words(question))) <= own
+    if plan.operation != "lookup" or len(plan.answer) != 1 or not (outflow or decrease):
         return plan
     num = ops.parse(plan.answer[0])
     if num is None or num.value >= 0:

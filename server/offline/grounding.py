@@ -34,6 +34,7 @@ from celltrace.server.offline.lexicon import (
 )
 from celltrace.server.offline.lines import (
     AGGREGATE_LABEL_WORDS,
+    OF_WHOLE,
     Line,
     has_value,
     is_aggregate,
@@ -110,6 +111,11 @@ _EXCLUDING = re.compile(
     r"\b(?:excluding|except|excl\.|other than|not including|net of|excluded from)\b(.*)$")
 """A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
 `Long-term debt, net of current portion`, `Anti-dilutive securities excluded from diluted EPS`)."""
+_OF_TOTAL_SAID = re.compile(r"\bof\s+(?:the\s+)?total\b")
+"""A question naming a share's base (`what percentage of the total population …`)."""
+_FORMULA = re.compile(r"^\(([^()]*\w\s+[−–+/×÷]\s+\w[^()]*)\)$")
+"""A label that is a formula in brackets (`(exports − imports)` under `Trade balance`): its words
+name the operands, not the line."""
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
@@ -187,6 +193,22 @@ _ASKS_RATE = re.compile(r"\brates?\b")
 `rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
 
 
+def _drop_loose_short_words(by_text: dict[str, dict[str, float]], qwords: list[tuple[str, str]]) -> None:
+    """A short question word that is a whole label itself (`CTR`) matches no other label as the
+    contraction of a longer word (`Competitor`): the table has its own label for it. A label that
+    shortens the word (`Yds` beside `Yards`) or spells it out (`statesc`, a footnote letter glued
+    on) still matches."""
+    short = {st: raw for raw, st in qwords if len(raw) <= 5}
+    stated = {st for text, m in by_text.items() if len(label_tokens(text)) == 1
+              for st, strength in m.items() if strength >= 1.0} & set(short)
+    for text, m in by_text.items():
+        norm = normalise_text(text)
+        for st in [st for st, strength in m.items() if st in stated and strength < 1.0]:
+            raw = short[st]
+            if raw not in norm and not any(len(w) <= len(raw) and w[0] == raw[0] for w in words(norm)):
+                del m[st]
+
+
 class Grounder:
     """Per-question scoring of labels, rows, columns and cells against the question.
 
@@ -230,6 +252,7 @@ class Grounder:
         self._excluding: set[str] = set()
         """Label texts that name a question word only as excluded (never matched, not even softly)."""
         by_text = {text: self._matches(text) for text in {n.text for n in label_nodes.values()}}
+        _drop_loose_short_words(by_text, self.qwords)
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
         self._match_periods(label_nodes)
         self._named_otherwise: set[int] = set()
@@ -380,6 +403,12 @@ class Grounder:
         m = match_words(text, self.qwords)
         if m and price_base(text):  # `2022 constant dollars` under each year: its year is no period
             m = {q: v for q, v in m.items() if not YEAR.fullmatch(q)}
+        base = OF_WHOLE.search(normalise_text(text))
+        if m and base and not _OF_TOTAL_SAID.search(self.qnorm):  # `Share of total (%)` is no total:
+            # `total` names its base, unless the question names a share's base too (`… of the total`)
+            m = {q: v for q, v in m.items() if q not in match_words(base.group(1), self.qwords)}
+        if _FORMULA.match(text.strip()):
+            return {}
         cut = _EXCLUDING.search(normalise_text(text))
         if cut is None or not m or _EXCLUDING.search(self.qnorm):
             return m
@@ -891,7 +920,9 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
 _MONTHS = tuple(name[:3] for name in MONTH_NAMES)
 _MONTH_WORDS = (*MONTH_NAMES, "sept", *(m for m in _MONTHS if m != "may"))
 """A month's name or abbreviation (`march`, `mar`, `sept`)."""
-_MONTH_LABEL = re.compile(rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d))?$")
+_MONTH_LABEL = re.compile(
+    rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d)(?:(?<=\d{{4}})[a-z])?)?$")
+"""A month label (`Mar-21`, `March 2021`, `Mar`; a year may carry a flag letter: `December 2024r`)."""
 _ASKED_MONTH = re.compile(
     rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
     r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")

@@ -26,6 +26,7 @@ from celltrace.server.offline.arithmetic import (
     asks_total_over_span,
     best_cell_names,
     joined,
+    labels_hold,
     percentages,
     solve_classes,
     solve_multi,
@@ -91,7 +92,7 @@ def candidates(g: Grounder) -> list[Plan]:
 
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
     relative = _relative_for_amount(g)
-    computed_change = relative and not _change_line_names_span(g)
+    computed_change = relative and (not _change_line_names_span(g) or ops.asks_money(g.q))
     names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not relative
     for op, test in (
         ("cagr", ops.asks_compound),
@@ -106,7 +107,7 @@ def candidates(g: Grounder) -> list[Plan]:
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
-         and not _labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
+         and not labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g)),
     ):
@@ -114,7 +115,7 @@ def candidates(g: Grounder) -> list[Plan]:
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
     if ops.asks_several(question):
         found.append(solve_respectively(g))
-    lookup = compose.opposite_of_decrease(solve_lookup(g), question)
+    lookup = compose.opposite_of_decrease(g, solve_lookup(g))
     plans: list[Plan] = []
     for plan in [*found, lookup]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
@@ -160,12 +161,6 @@ def _own_labels(g: Grounder) -> set[str]:
 def _names_a_label(g: Grounder, phrase: str) -> bool:
     """Some header label holds `phrase` (`more medical care use than usual`): not an operation."""
     return bool(phrase) and any(phrase in normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path)
-
-
-def _labels_hold(g: Grounder, wanted: frozenset[str]) -> bool:
-    """Some header label of the table holds one of `wanted` (`national average`, `mean age`): the
-    question's word names that line rather than asking for arithmetic."""
-    return any(not wanted.isdisjoint(words(n.text)) for ln in g.rows + g.cols for n in ln.path)
 
 
 def _best_cell(g: Grounder) -> tuple[Line, Line, Node] | None:

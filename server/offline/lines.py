@@ -118,8 +118,9 @@ figure (rounded figures, a suppressed cell, a column of rates that do not add up
 
 
 def under_aggregate(line: Line) -> bool:
-    """Some label of the path is an aggregate (`total > percent`): the default when unqualified."""
-    return any(is_aggregate_label(n) for n in line.path)
+    """Some label of the path is an aggregate (`total > percent`): the default when unqualified. A
+    share of the whole (`Share of total (%)`) is no default."""
+    return any(is_aggregate_label(n) and not OF_WHOLE.search(n.text.lower()) for n in line.path)
 
 
 _EVERY_SEX = re.compile(r"\bboth\s+(?:sexes|genders)\b")
@@ -129,6 +130,11 @@ _EVERY_SEX = re.compile(r"\bboth\s+(?:sexes|genders)\b")
 def is_aggregate_label(node: Node) -> bool:
     text = node.text.lower()
     return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
+
+
+OF_WHOLE = re.compile(r"(?:\bshares?|\bpercent(?:age)?s?|\bproportions?|%)\s+of\s+(?:the\s+)?(total)\b")
+"""A share's label naming its base (`Share of total (%)`, `% of total`): its `total` names the whole
+the line is a share of, not the line."""
 
 
 _BALANCE = re.compile(r"^\s*(?:(?:beginning|ending|opening|closing)\s+)?balances?\b.*?\b((?:19|20)\d\d)\b",

@@ -262,9 +262,11 @@ def asks_union(question: str) -> bool:
             and "respectively" not in words(q))
 
 
-_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+([a-z]+s)\b")
+_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+([a-z]+s)\b(?:\s+(?!(?:was|has|does|is|this|its|as|us)\b)"
+                    r"([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`: members counted (a plural that is no unit: `how many
-percent`, `how many million dollars`, `how many percentage points` ask a figure)."""
+percent`, `how many million dollars`, `how many percentage points` ask a figure); of two plurals
+(`how many sales reps`, `how many line items`) the second is the head noun."""
 _UP = ("above", "over", "more", "greater", "higher", "exceed")
 _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
 """`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
@@ -274,17 +276,19 @@ _STATED_BOUND = re.compile(
     r"lower\s+than|fewer\s+than)\s+\$?(-?\d[\d,]*(?:\.\d+)?)")
 _AGGREGATE_BOUND = re.compile(
     r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
-    r"(?:[a-z/&-]+\s+){0,4}?(?:average|total|overall|whole)\b")
+    r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
 _FELL = re.compile(r"\b(?:fell|fall|fallen|declined?|decreased?|dropped|drop|shrank|lost|lose)\b")
 _ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b")
 class Count(NamedTuple):
     """What a `how many <members> …` question counts: the members' noun, the side of the bound, the
-    bound a figure states (`stated`), or the line it names (`aggregate`), or zero on a change line."""
+    bound a figure states (`stated`), or the line it names (`aggregate`: its word in `reference`,
+    `average`, `national benchmark`), or zero on a change line."""
 
     noun: str
     way: Literal["above", "below"]
     bound: float
     against: Literal["stated", "aggregate", "change"]
+    reference: str = ""
 
 
 def count_condition(question: str) -> Count | None:
@@ -299,12 +303,23 @@ def count_condition(question: str) -> Count | None:
     if m := _STATED_BOUND.search(q):
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated")
     if m := _AGGREGATE_BOUND.search(q):
-        return Count(noun, _side(m.group(1)), 0.0, "aggregate")
+        return Count(noun, _side(m.group(1)), 0.0, "aggregate", m.group(2))
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
         return Count(noun, "above", 0.0, "change")
     return None
+
+
+_MONEY_ASKED = re.compile(r"\bhow\s+many\s+(?:(\w+)\s+)?(\w+)")
+
+
+def asks_money(question: str) -> bool:
+    """The question asks an amount of money or in a scale (`by how many thousand dollars`, `how many
+    millions`): no percentage answers it."""
+    m = _MONEY_ASKED.search(question.lower())
+    return m is not None and bool({m.group(1), m.group(2)} & {*SCALES, *CURRENCIES}) and not (
+        {m.group(1), m.group(2)} & set(PERCENT))
 
 
 def counted_noun(question: str) -> str | None:
@@ -315,7 +330,7 @@ def counted_noun(question: str) -> str | None:
     if counted is None or counted.group(1) in {*PERCENT, *SCALES, *CURRENCIES, "points", "times"} or (
             _FIGURE_ASKED.search(q)):
         return None
-    return counted.group(1)
+    return counted.group(2) or counted.group(1)
 
 
 def _side(word: str) -> Literal["above", "below"]:

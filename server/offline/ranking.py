@@ -95,12 +95,23 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
     none or every one is)."""
     if g.asked_noun is None:
         return lines
-    inside = _category_lines(g, lines)
-    if inside is None:  # a parent heading one line only is the row's own name (`Ward 2 - General
+    category = _category_lines(g, lines)
+    inside: list[Line] = [] if category is None else category
+    if category is None:  # a parent heading one line only is the row's own name (`Ward 2 - General
         heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # Surgery` > `Surgery`), no section
-        inside = [ln for ln in lines if any(heads[n.id] >= 2 and g.asked_noun in label_tokens(n.text)
-                                            for n in ln.path[:-1])]
+        for words in ({g.asked_noun, *_next_word(g)}, {g.asked_noun}):  # `which household type`: the
+            inside = [ln for ln in lines if any(  # section `Household type`, not `Household income …`
+                heads[n.id] >= 2 and words <= set(label_tokens(n.text)) for n in ln.path[:-1])]
+            if inside:
+                break
     return inside if 2 <= len(inside) < len(lines) else lines
+
+
+def _next_word(g: Grounder) -> set[str]:
+    """The stem of the word after the asked noun (`type` in `which household type`), if any."""
+    asked = ops.asked_category(g.qnorm)
+    m = re.search(rf"\b{re.escape(asked)}\s+(\w+)", g.qnorm) if asked else None
+    return set(label_tokens(m.group(1))) if m else set()
 
 
 def _category_lines(g: Grounder, lines: list[Line]) -> list[Line] | None:
@@ -196,7 +207,15 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
         parents = tuple(n.id for n in ln.path[:ln.path.index(node)])
         siblings.setdefault(parents, []).append((node.id, node.text))
     wholes = {nid for group in siblings.values() for nid in whole_classes(group)}
-    return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes] or members
+    every = (g.rows if lines[0].axis == "row" else g.cols) if lines else []
+    totalled = any(is_aggregate_label(n) for ln in every for n in ln.path)
+    return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes
+            and not (totalled and _ADJUSTMENT.search(normalise_text(m[0].text)))] or members
+
+
+_ADJUSTMENT = re.compile(r"^(?:less|plus|add|deduct)\s*:|\bnet of\b")
+"""A reconciling line below a total (`Less: current portion`, `Long-term debt, net of current
+portion`): the total adjusted, no part to rank."""
 
 
 def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
@@ -255,9 +274,9 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
         def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
         parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
-        if len(parents) == 1:
-            parent = next(iter(parents))
-            lines = [ln for ln in lines if parent_of(ln) == parent]
+        group = [ln for ln in lines if parent_of(ln) in parents]
+        if len(parents) == 1 and not (len(group) == 1 and _side_by_side(group[0])):
+            lines = group  # labels beside a line's own (`Campaign | Channel`) head no group
     vals = []
     for label, ln in _members(g, lines):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
@@ -270,6 +289,14 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
     return vals
+
+
+def _side_by_side(line: Line) -> bool:
+    """Every label on the line's path sits on the line itself (`Webinar Promo | Email | 02-Apr-24`),
+    none above it as a section."""
+    def on_line(n: Node) -> bool:
+        return n.r0 == n.r1 == line.index if line.axis == "row" else n.c0 == n.c1 == line.index
+    return len(line.path) > 1 and all(on_line(n) for n in line.path)
 
 
 NAMED_MEMBER = 0.3
@@ -305,10 +332,13 @@ def solve_count(g: Grounder) -> Plan | None:
     if condition is None or (asked_interval(g.q) is not None and any(  # `more than 100 employees`
             ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
         return None  # over size classes: a sum of classes, not a count
-    noun, way, bound, against = condition
+    noun, way, bound, against, reference = condition
+    ref: Line | None = None
     if against == "aggregate":  # the members are the reference line's siblings
-        refs = [ln for ln in g.rows + g.cols
-                if ln.label is not None and g.mention(ln.label) > 0 and is_aggregate(ln)]  # `OECD average`
+        said = set(label_tokens(reference))
+        mentioned = [ln for ln in g.rows + g.cols if ln.label is not None and g.mention(ln.label) > 0]
+        refs = [ln for ln in mentioned if said & set(label_tokens(ln.label.text))  # type: ignore[union-attr]
+                ] or [ln for ln in mentioned if is_aggregate(ln)]  # `National benchmark`, `OECD average`
         if not refs:
             return None
         ref = max(refs, key=lambda ln: (g.mention(ln.label), g.line_score(ln)))  # type: ignore[arg-type]
@@ -324,15 +354,23 @@ def solve_count(g: Grounder) -> Plan | None:
         fixed = changes[0]
         axis = "row" if fixed.axis == "col" else "col"
     else:
-        axis, fixed = _pick_side(g)
+        axis, fixed = _count_side(g, noun)
     measured = g.cols if axis == "row" else g.rows
-    if set(label_tokens(noun)) & {t for ln in measured for n in ln.path for t in label_tokens(n.text)}:
+    stem = next(iter(tokens(noun)), None)
+    measures = {t for ln in measured for n in ln.path for t in label_tokens(n.text)}
+    if set(label_tokens(noun)) & measures and not (
+            stem and names_members(g, axis, g.rows if axis == "row" else g.cols, stem)):
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
-    vals = member_values(g, axis, fixed)  # aggregate members (`OECD average`) left out
-    member = _category_test(next(iter(tokens(noun)), None))
+    vals = [v for v in member_values(g, axis, fixed)  # aggregate members (`OECD average`) left out,
+            if ref is None or v[1].id not in {n.id for n in ref.path}]  # and the reference line
+    member = _category_test(stem)
     counted = [v for v in vals if member(v[1].text)] if member else []
     vals = counted if len(counted) >= 2 else vals  # `how many provinces`: not the country's line
-    named = [label for _, label, _ in vals if g.mention(label) >= NAMED_MEMBER and label.id not in g.soft]
+    noun_words = frozenset({stem} if stem else ())  # `how many wards` names no `Ward 2`, and the
+    measure_words = g.line_words(fixed) | noun_words  # measure's words name no member (`stay`: `St.`)
+    named = [label for _, label, _ in vals
+             if not (g.matched(label) and set(g.matched(label)) <= measure_words)
+             and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft]
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
         # match is no naming: `countries` is near `France`)
@@ -345,6 +383,19 @@ def solve_count(g: Grounder) -> Plan | None:
                 [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
                 f"{len(met)} of {len(vals)} {axis}s {way} {bound:g}", computed=computed,
                 stats={"rank_members": float(len(vals))})
+
+
+def _count_side(g: Grounder, noun: str) -> tuple[str, Line]:
+    """The axis whose members the counted noun names (`how many wards …` over rows under `Ward`,
+    or labelled `Ward 1 …`) and the line to read them on; `_pick_side` when not one axis does."""
+    stem = next(iter(tokens(noun)), None)
+    sides = (("row", g.rows, g.cols), ("col", g.cols, g.rows))
+    found = [(axis, other) for axis, lines, other in sides
+             if stem is not None and len(lines) > 1 and names_members(g, axis, lines, stem)]
+    if len(found) == 1:
+        axis, other = found[0]
+        return axis, _varying(g, axis, other)
+    return _pick_side(g)
 
 
 def solve_section_count(g: Grounder) -> Plan | None:
