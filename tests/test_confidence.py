@@ -83,5 +83,15 @@ def test_an_answer_of_another_kind_than_asked_is_flagged() -> None:
     assert mismatch("how many women were there in 2020?") == [0.0]
     assert mismatch("which year had the most women?") == [0.0, 1.0]  # argmax names 2020; lookup: 98
     assert mismatch("how many were higher in 2019, men or women?") == [1.0, 0.0]  # `men`; lookup: 120
+    shares = CellGraph(Table(text=[["Cohort", "New customers", "Month 6"], ["Jan 2025", "412", "56.1%"],
+                                   ["Feb 2025", "388", "58.0%"]]))
+    assert [f["type_mismatch"] for p, f in candidate_plans(  # a count asked, a percentage read
+        "how many customers from the jan 2025 cohort were active in month 6?", shares,
+        infer_headers(shares), None) if p.operation == "lookup"] == [1.0]
+    money = CellGraph(Table(text=[["", "2023", "2022"], ["Salaries of employees", "4,820", "4,510"],
+                                  ["Benefits", "1,200", "1,150"]], title="(in thousands of dollars)"))
+    assert [f["type_mismatch"] for p, f in candidate_plans(  # a count asked, money read
+        "how many employees were there in 2023?", money, infer_headers(money), None)
+        if p.operation == "lookup"] == [1.0]
     model = load("confidence_model")
     assert "type_mismatch" in model.features

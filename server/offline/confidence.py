@@ -86,7 +86,8 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
         for i in plan.answer_nodes[:4]))
     out["answer_is_label"] = float(bool(plan.answer_nodes) and all(
         g.h.is_header(g.graph.node(i)) for i in plan.answer_nodes))
-    out["type_mismatch"] = _type_mismatch(g.q, out)
+    units = [g.h.unit_for(g.graph.node(i)) or "" for i in plan.answer_nodes[:4]]
+    out["type_mismatch"] = _type_mismatch(g.q, out, any(c in u for u in units for c in "$€£¥"))
     out["q_words"] = float(len(g.qwords))
     out["rows"] = math.log1p(len(g.rows))
     out["cols"] = math.log1p(len(g.cols))
@@ -104,15 +105,20 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
     return out
 
 
-def _type_mismatch(question: str, out: dict[str, float]) -> float:
+def _type_mismatch(question: str, out: dict[str, float], money: bool) -> float:
     """The answer is not the kind of thing asked: a name (which/who/where …) answered with a figure
-    that is no label, or an amount (`how many`, `what was the percentage`) answered with a label."""
+    that is no label, an amount (`how many`, `what was the percentage`) answered with a label, or a
+    count of members (`how many customers`) answered with a percentage or with money (`money`: the
+    answer's unit is a currency)."""
     q = question.lower()
     asks_name = ops.asks_label(q)
     asks_amount = bool(ops.QUANTITY.search(q) or ops.AMOUNT_ASKED.match(q))
     figure = out["answer_numeric"] > 0 and not out["answer_is_label"]
     answered = out["n_answers"] > 0
-    return float((asks_name and figure) or (asks_amount and not asks_name and not figure and answered))
+    counted = ops.counted_noun(q) is not None and figure and out["op_lookup"] > 0 and (
+        out["answer_percent"] > 0 or money)  # a percentage or an amount of money read for a count
+    return float((asks_name and figure) or (asks_amount and not asks_name and not figure and answered)
+                 or counted)
 
 
 OPERATION_STEMS = frozenset((
