@@ -73,6 +73,7 @@ TRADE = Table(text=[
     ["United States", "48,215.6", "37.4", "39,872.4", "29.2", "8,343.2"],
     ["China", "21,430.9", "16.6", "34,518.7", "25.3", "-13,087.8"],
     ["Germany", "9,873.2", "7.7", "12,045.8", "8.8", "-2,172.6"],
+    ["All other countries", "49,353.4", "38.3", "50,034.2", "36.7", "-680.8"],
     ["World", "128,873.1", "100.0", "136,471.1", "100.0", "-7,598.0"],
 ], merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 0, 1, 0)])
 
@@ -179,3 +180,20 @@ STATS = Table(text=[
 def test_a_label_shortening_a_word_another_label_spells_out_still_matches_it() -> None:
     # `yards` is a whole label under Passing; `yds` under Rushing still names the question's `yards`
     assert run(STATS, "How many rushing yards did he get in 1949?").answer == ["1,052"]
+
+
+@pytest.mark.parametrize(("question", "noun"), [
+    ("How many of the listed partner countries had a trade surplus?", "countries"),
+    ("In how many of these years did wind generation exceed 400,000?", "years"),
+    ("How many major components had a 12-month change above 4 percent?", "components"),
+    ("How many of them were women?", None),
+])
+def test_the_counted_noun_after_of_the_listed(question: str, noun: str | None) -> None:
+    assert ops.counted_noun(question) == noun
+
+
+def test_a_count_of_members_with_a_surplus_or_a_loss_is_against_zero() -> None:
+    assert run(TRADE, "How many of the listed partner countries had a trade surplus?").answer == ["1"]
+    # neither `World` nor `All other countries` is a partner
+    assert run(TRADE, "How many partner countries had a trade deficit?").answer == ["2"]
+    assert ops.count_condition("how many adults have unperceived hearing loss?") is None  # no result

@@ -262,11 +262,15 @@ def asks_union(question: str) -> bool:
             and "respectively" not in words(q))
 
 
-_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+([a-z]+s)\b(?:\s+(?!(?:was|has|does|is|this|its|as|us)\b)"
-                    r"([a-z]+s)\b)?")
-"""`how many provinces`, `in how many years`: members counted (a plural that is no unit: `how many
-percent`, `how many million dollars`, `how many percentage points` ask a figure); of two plurals
-(`how many sales reps`, `how many line items`) the second is the head noun."""
+_NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
+_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
+                    r"(?:(?:listed|selected|major)\s+)?"
+                    r"(?:(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)(?P<modifier>[a-z-]+)\s+)??"
+                    rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
+"""`how many provinces`, `in how many years`, `how many of the listed countries`: members counted (a
+plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
+points` ask a figure); after a word or a plural (`how many partner countries`, `how many sales
+reps`) the last plural is the head noun."""
 _UP = ("above", "over", "more", "greater", "higher", "exceed")
 _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
 """`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
@@ -277,6 +281,8 @@ _STATED_BOUND = re.compile(
 _AGGREGATE_BOUND = re.compile(
     r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
     r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
+_SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+)?(surplus|profit|deficit|loss)\b")
+"""A figure's sign said as a result (`a trade surplus`, `an operating loss`; not `hearing loss`)."""
 _FELL = re.compile(r"\b(?:fell|fall|fallen|declined?|decreased?|dropped|drop|shrank|lost|lose)\b")
 _ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b")
 class Count(NamedTuple):
@@ -294,8 +300,9 @@ class Count(NamedTuple):
 def count_condition(question: str) -> Count | None:
     """The count a `how many <members> …` question asks: members above/below a stated figure (`above
     2 percent`, `more than 100`), above/below an average or total line (`exceeded the national
-    average`), or rising/falling on a change line (`saw employment fall`); None otherwise (`how many
-    people lived in Ontario` asks a figure)."""
+    average`), above/below zero (`had a trade surplus`, `reported an operating loss`), or
+    rising/falling on a change line (`saw employment fall`); None otherwise (`how many people lived
+    in Ontario` asks a figure)."""
     q = question.lower()
     noun = counted_noun(q)
     if noun is None:
@@ -304,6 +311,8 @@ def count_condition(question: str) -> Count | None:
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated")
     if m := _AGGREGATE_BOUND.search(q):
         return Count(noun, _side(m.group(1)), 0.0, "aggregate", m.group(2))
+    if m := _SIGNED.search(q):  # `how many partner countries had a trade surplus`: above zero
+        return Count(noun, "below" if m.group(1).startswith(("deficit", "loss")) else "above", 0.0, "stated")
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
@@ -327,10 +336,17 @@ def counted_noun(question: str) -> str | None:
     `how many million dollars`, nor a rate or change's size: `how many homicides per 100,000`)."""
     q = question.lower()
     counted = _COUNT.match(q)
-    if counted is None or counted.group(1) in {*PERCENT, *SCALES, *CURRENCIES, "points", "times"} or (
-            _FIGURE_ASKED.search(q)):
-        return None
-    return counted.group(2) or counted.group(1)
+    if counted is None or {counted.group(2), counted.group("modifier")} & {
+            *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or _FIGURE_ASKED.search(q):
+        return None  # `how many thousand students`: a figure in thousands
+    return counted.group(3) or counted.group(2)
+
+
+def count_modified(question: str) -> bool:
+    """The counted noun has a word before it (`how many police officers were there`): such a count
+    is a figure the table shows, not a section's members counted (`how many properties are in …`)."""
+    counted = _COUNT.match(question.lower())
+    return counted is not None and counted.group("modifier") is not None
 
 
 def _side(word: str) -> Literal["above", "below"]:

@@ -406,7 +406,7 @@ def solve_section_count(g: Grounder) -> Plan | None:
     nothing else."""
     noun = ops.counted_noun(g.q)
     stem = next(iter(tokens(noun)), None) if noun else None
-    if stem is None or ops.count_condition(g.q) is not None:
+    if stem is None or ops.count_condition(g.q) is not None or ops.count_modified(g.q):
         return None
     for axis, lines, measured in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         if stem in {t for ln in measured for n in ln.path for t in label_tokens(n.text)} or not names_members(
