@@ -125,8 +125,11 @@ def _blocks(table: Table) -> list[Block]:
     runs = _runs(kinds)
     if not runs:
         return []
-    for start, end in runs:  # name | value lines right above a wider header: caption lines
-        lead = start
+    for i, (start, end) in enumerate(runs):  # caption lines: a run of lines and dated lines above
+        if i + 1 < len(runs) and all(kinds[r] == "line" or _dated(graph, r) for r in range(start, end + 1)):
+            kinds[start:end + 1] = ["line"] * (end + 1 - start)  # another run (`Period ending:` | | date)
+            continue
+        lead = start  # name | value lines right above a wider header
         while lead < end and (kinds[lead] == "line" or _described_by(graph, lead, kinds, spans)):
             lead += 1
         if kinds[lead] == "labels" and _width(range(lead, lead + 1), spans) > 2:
@@ -171,6 +174,15 @@ def _described_by(graph: CellGraph, r: int, kinds: list[str], spans: list[tuple[
     return (not is_number_text(key.text) and key.c1 == 0
             and (len(value.text.split()) >= 3 or isinstance(value.value, date | datetime)
                  or _DATE.fullmatch(value.text.strip()) is not None))
+
+
+def _dated(graph: CellGraph, r: int) -> bool:
+    """Row `r` is a report's dated line: a name in words in the first column and a date somewhere
+    after it, nothing else (`Period ending:` | | `06/30/2025`)."""
+    cells = [n for n in graph.row_nodes(r) if not n.empty]
+    if len(cells) != 2 or cells[0].c0 != 0 or is_number_text(cells[0].text):
+        return False
+    return isinstance(cells[1].value, date | datetime) or _DATE.fullmatch(cells[1].text.strip()) is not None
 
 
 _DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")

@@ -213,6 +213,23 @@ def test_name_value_lines_above_a_table_are_its_caption_and_a_flag_legend_below_
     assert detect_blocks(grouped)[0].r0 == 0
 
 
+def test_a_run_of_report_lines_above_a_table_is_its_caption() -> None:
+    """A job cost report: the title, a `Period ending:` | | date line (its value two columns over)
+    and `Prepared by` above a blank row are the caption; the header is the row of column names."""
+    sheet = Table(text=[
+        ["Job Cost Report", "", "", ""],
+        ["Job No. 24-117 | Period ending:", "", "06/30/2025", ""],
+        ["Prepared by: K. Brennan", "", "", ""],
+        ["", "", "", ""],
+        ["Cost Code", "Description", "Original Budget", "Committed"],
+        ["01-100", "Demolition", "84,000", "81,500"],
+        ["01-200", "Excavation", "156,000", "162,400"],
+    ])  # fmt: skip
+    (block,) = detect_blocks(sheet)
+    assert (block.r0, block.caption_rows) == (4, (0, 1, 2))
+    assert locate(sheet, "What is the committed cost for Excavation?").text[0][2] == "Original Budget"
+
+
 def test_remarks_beside_a_table_past_a_blank_column_are_notes() -> None:
     sheet = Table(text=[
         ["Department", "2023", "2024", "", "Notes"],
