@@ -197,3 +197,11 @@ def test_a_count_of_members_with_a_surplus_or_a_loss_is_against_zero() -> None:
     # neither `World` nor `All other countries` is a partner
     assert run(TRADE, "How many partner countries had a trade deficit?").answer == ["2"]
     assert ops.count_condition("how many adults have unperceived hearing loss?") is None  # no result
+
+
+def test_a_total_across_all_the_members_a_plural_names() -> None:
+    # every hospital, not the `National benchmark` line (a reference), though a caption says `rates`
+    table = Table(text=[[*row[:2]] for row in HOSPITALS.text], title="Selected hospitals, risk-adjusted rates")
+    plan = run(table, "What were the total discharges across all five hospitals?")
+    assert (plan.operation, plan.answer) == ("sum", ["132,251"])
+    assert run(table, "What were the total discharges across all six hospitals?").operation != "sum"

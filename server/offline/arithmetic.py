@@ -212,6 +212,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         fixed = g.best(g.cols)[0][1]  # in progress`: over the rows whose `Status` says so
         if op == "average" or _additive(g, "row", category[1], fixed):
             return compute_plan(g, op, "row", category[1], fixed)
+    plan = _over_every_member(g, op)
+    if plan is not None:
+        return plan
     every = _EVERY_PERIOD.search(g.qnorm)
     _, best_row = g.best(g.rows)[0]
     _, best_col = g.best(g.cols)[0]
@@ -240,6 +243,36 @@ _EVERY_PERIOD = re.compile(
     rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
 """`over the three years`, `across all years`, `in the last four quarters`: every period the table
 shows (a count must be theirs)."""
+
+
+_EVERY_MEMBER = re.compile(
+    r"\b(?:across|over|for|of)\s+(?:all|each\s+of)\s+(?:the\s+)?(?:(?:listed|reported|selected)\s+)?"
+    rf"(?:({'|'.join(CARDINALS)}|\d+)\s+)?(?:listed\s+)?([a-z]+s)\b")
+"""`across all eight hospitals`, `over all the listed CMAs`, `across all cohorts`: every member the
+plural names (a count must be theirs)."""
+
+
+def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
+    """A sum or an average over every member of the axis the question's plural names (`the total
+    discharges across all eight hospitals`: the rows under `Hospital`), on the best-grounded line of
+    the other axis; not over periods (`_EVERY_PERIOD`), nor when a count differs from the members'."""
+    m = _EVERY_MEMBER.search(g.qnorm)
+    if op not in ("sum", "average") or m is None:
+        return None
+    stem = next(iter(label_tokens(m.group(2))), None)
+    sides = [(axis, lines, other) for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))
+             if stem is not None and len(lines) > 1 and names_members(g, axis, lines, stem)]
+    if len(sides) != 1:
+        return None
+    axis, lines, other = sides[0]
+    members = [ln for ln in lines if not is_aggregate(ln)]
+    count = m.group(1)
+    if count and int(CARDINALS.get(count, count)) != len(members):
+        return None  # `the three arms` of a table showing a total column too: not guessed
+    fixed = g.best(other)[0][1]
+    if op == "sum" and not _additive(g, axis, members, fixed, titled=False):
+        return None
+    return _composable(g, op, axis, members, fixed)
 
 
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
@@ -457,16 +490,17 @@ DISTRIBUTION_TOLERANCE = 1.5
 """How far from 100 the percentages of every class may add up (rounding) to be one whole's parts."""
 
 
-def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line) -> bool:
+def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: bool = True) -> bool:
     """The classes' figures on `fixed` add up: counts on lines and under a title (but for its `except`
-    clause) no word of a relative figure names (`units.RELATIVE_WORDS`: `Average income`, `Rate per
-    100,000`), or percentages of one whole (every class together makes 100)."""
+    clause; not `titled`: the question asks the total in so many words) no word of a relative figure
+    names (`units.RELATIVE_WORDS`: `Average income`, `Rate per 100,000`), or percentages of one
+    whole (every class together makes 100)."""
     nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
              for ln in members]
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
         nums = [num.value for n in nodes if (num := g.number(n)) is not None]
         return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
-    title = without_exemptions(g.graph.table.title or "")
+    title = without_exemptions(g.graph.table.title or "") if titled else ""
     texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]
     named = {w for text in texts for w in ops.words(text)}
     return named.isdisjoint(RELATIVE_WORDS)

@@ -13,8 +13,9 @@ from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.numbers import is_year_text, parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
-    {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals"})
-"""Labels of aggregate lines, skipped when ranking the members of a group (argmax, pair)."""
+    {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals", "benchmark"})
+"""Labels of aggregate and reference lines (`National benchmark`), skipped when ranking the members
+of a group (argmax, pair)."""
 
 
 @dataclass
