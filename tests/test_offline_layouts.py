@@ -201,7 +201,7 @@ def test_a_count_of_members_with_a_surplus_or_a_loss_is_against_zero() -> None:
 
 def test_a_total_across_all_the_members_a_plural_names() -> None:
     # every hospital, not the `National benchmark` line (a reference), though a caption says `rates`
-    table = Table(text=[[*row[:2]] for row in HOSPITALS.text], title="Selected hospitals, risk-adjusted rates")
+    table = Table(text=[row[:2] for row in HOSPITALS.text], title="Selected hospitals, risk-adjusted rates")
     plan = run(table, "What were the total discharges across all five hospitals?")
     assert (plan.operation, plan.answer) == ("sum", ["132,251"])
     assert run(table, "What were the total discharges across all six hospitals?").operation != "sum"
