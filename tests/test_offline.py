@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tables import statement
+from tables import run, statement
 
 from celltrace.server.engine.api import answer_question
 from celltrace.server.infra.retrieval import Retriever
@@ -57,11 +57,6 @@ SURVEY = Table(
     ],
     merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4)],
 )
-
-
-def run(table: Table, question: str) -> tuple[Plan, CellGraph]:
-    graph = CellGraph(table)
-    return solve(question, graph, infer_headers(graph), Retriever(graph, dense=False)), graph
 
 
 def cells(graph: CellGraph, ids: list[int]) -> list[tuple[int, int]]:

@@ -86,8 +86,9 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
         for i in plan.answer_nodes[:4]))
     out["answer_is_label"] = float(bool(plan.answer_nodes) and all(
         g.h.is_header(g.graph.node(i)) for i in plan.answer_nodes))
-    units = [g.h.unit_for(g.graph.node(i)) or "" for i in plan.answer_nodes[:4]]
-    out["type_mismatch"] = _type_mismatch(g.q, out, any(c in u for u in units for c in "$€£¥"))
+    money = out["op_lookup"] > 0 and ops.counted_noun(g.q) is not None and any(  # units read for
+        c in (g.h.unit_for(g.graph.node(i)) or "") for i in plan.answer_nodes[:4] for c in "$€£¥")  # counts
+    out["type_mismatch"] = _type_mismatch(g.q, out, money)
     out["q_words"] = float(len(g.qwords))
     out["rows"] = math.log1p(len(g.rows))
     out["cols"] = math.log1p(len(g.cols))

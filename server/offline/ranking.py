@@ -29,12 +29,13 @@ from celltrace.shared.numstyle import NumStyle
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
-def _pick_side(g: Grounder) -> tuple[str, Line]:
-    """The axis to rank over and the fixed line on the other axis: the axis the question's `which
-    <noun>` names (`_asked_axis`), else the one opposite the better-grounded side."""
+def _pick_side(g: Grounder, noun: str | None = None) -> tuple[str, Line]:
+    """The axis to rank or count over and the fixed line on the other axis: the axis the question's
+    `which <noun>` (or the counted `noun` stem: `how many wards`) names (`_asked_axis`), else the one
+    opposite the better-grounded side."""
     best_row = g.best(g.rows)[0]
     best_col = g.best(g.cols)[0]
-    asked = _asked_axis(g)
+    asked = _asked_axis(g, noun or g.asked_noun)
     if asked == "row" and len(g.rows) > 1:
         return "row", _varying(g, "row", g.cols)
     if asked == "col" and len(g.cols) > 1:
@@ -63,14 +64,14 @@ def _varying(g: Grounder, axis: str, fixed_lines: list[Line]) -> Line:
     return best
 
 
-def _asked_axis(g: Grounder) -> str | None:
+def _asked_axis(g: Grounder, noun: str | None) -> str | None:
     """`which province …`, `which year …`: the axis whose members that noun names — years for `year`,
     else the axis whose headers above its members (parents, or the column header over row labels)
     hold the noun; None when neither or both do."""
-    if g.asked_noun is None:
+    if noun is None:
         return None
     sides = (("row", g.rows), ("col", g.cols))
-    found = [axis for axis, lines in sides if names_members(g, axis, lines, g.asked_noun)]
+    found = [axis for axis, lines in sides if names_members(g, axis, lines, noun)]
     return found[0] if len(found) == 1 else None
 
 
@@ -354,7 +355,7 @@ def solve_count(g: Grounder) -> Plan | None:
         fixed = changes[0]
         axis = "row" if fixed.axis == "col" else "col"
     else:
-        axis, fixed = _count_side(g, noun)
+        axis, fixed = _pick_side(g, next(iter(tokens(noun)), None))  # the axis `how many wards` names
     measured = g.cols if axis == "row" else g.rows
     stem = next(iter(tokens(noun)), None)
     measures = {t for ln in measured for n in ln.path for t in label_tokens(n.text)}
@@ -383,19 +384,6 @@ def solve_count(g: Grounder) -> Plan | None:
                 [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
                 f"{len(met)} of {len(vals)} {axis}s {way} {bound:g}", computed=computed,
                 stats={"rank_members": float(len(vals))})
-
-
-def _count_side(g: Grounder, noun: str) -> tuple[str, Line]:
-    """The axis whose members the counted noun names (`how many wards …` over rows under `Ward`,
-    or labelled `Ward 1 …`) and the line to read them on; `_pick_side` when not one axis does."""
-    stem = next(iter(tokens(noun)), None)
-    sides = (("row", g.rows, g.cols), ("col", g.cols, g.rows))
-    found = [(axis, other) for axis, lines, other in sides
-             if stem is not None and len(lines) > 1 and names_members(g, axis, lines, stem)]
-    if len(found) == 1:
-        axis, other = found[0]
-        return axis, _varying(g, axis, other)
-    return _pick_side(g)
 
 
 def solve_section_count(g: Grounder) -> Plan | None:
