@@ -185,8 +185,11 @@ def _dated(graph: CellGraph, r: int) -> bool:
     return isinstance(cells[1].value, date | datetime) or _DATE.fullmatch(cells[1].text.strip()) is not None
 
 
-_DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
-"""A date written as text (`15/04/2024`, `2024-04-15`)."""
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DATE = re.compile(rf"\d{{1,4}}[/.-]\d{{1,2}}[/.-]\d{{1,4}}"
+                   rf"|(?i:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH},?\s+\d{{4}})")
+"""A date written as text (`15/04/2024`, `2024-04-15`, `Jul 22, 2025`, `22 July 2025`)."""
 
 
 def _pairs(group: list[tuple[int, int]], kinds: list[str], spans: list[tuple[int, int] | None]) -> bool:

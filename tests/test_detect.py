@@ -230,6 +230,22 @@ def test_a_run_of_report_lines_above_a_table_is_its_caption() -> None:
     assert locate(sheet, "What is the committed cost for Excavation?").text[0][2] == "Original Budget"
 
 
+def test_a_report_line_dated_in_words_is_caption_too() -> None:
+    """`Prepared by: … Date:` | | `Jul 22, 2025` (a date written with its month's name) above a
+    blank row and a two-level header: caption, so the date heads no column."""
+    sheet = Table(text=[
+        ["Riverbend Community Food Bank", "", "", "", ""],
+        ["Prepared by: Development Office   Date:", "", "Jul 22, 2025", "", ""],
+        ["", "", "", "", ""],
+        ["", "FY2024", "", "FY2025", ""],
+        ["Gift Range", "# of Donors", "Total Given", "# of Donors", "Total Given"],
+        ["$1-$99", "1,842", "81,230", "1,765", "79,410"],
+        ["Total", "3,178", "1,240,166", "3,219", "1,461,960"],
+    ], merges=[(3, 1, 3, 2), (3, 3, 3, 4)])  # fmt: skip
+    (block,) = detect_blocks(sheet)
+    assert (block.r0, block.caption_rows) == (3, (0, 1))
+
+
 def test_remarks_beside_a_table_past_a_blank_column_are_notes() -> None:
     sheet = Table(text=[
         ["Department", "2023", "2024", "", "Notes"],
