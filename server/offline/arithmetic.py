@@ -215,18 +215,27 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     plan = _over_every_member(g, op)
     if plan is not None:
         return plan
-    every = _EVERY_PERIOD.search(g.qnorm)
+    every = EVERY_PERIOD.search(g.qnorm)
     _, best_row = g.best(g.rows)[0]
     _, best_col = g.best(g.cols)[0]
     own = {w for n in best_row.path + best_col.path for w in ops.words(n.text)}
     summed = (set(ops.words(g.q)) & {"sum", "combined", "altogether"}) - own  # not `Combined ratio`
     if op == "average" or (op == "sum" and (summed or every)):
-        if g.line_score(best_row) >= g.line_score(best_col):
+        sides = ((best_col, "row", g.rows), (best_row, "col", g.cols))
+        named = [(fixed, axis, members) for fixed, axis, members in sides
+                 if op == "average" and _per_member(g, axis, [ln for ln in members if not is_aggregate(ln)])]
+        spans = [(fixed, axis, within) for fixed, axis, members in sides
+                 if (within := _parts_of_year(g, members))]
+        if len(named) == 1:  # `per department`: over the rows the noun names, whatever the best line
+            fixed, axis, members = named[0]
+        elif len(spans) == 1:  # `over the four quarters of 2023`: the quarters under `2023`
+            fixed, axis, members = spans[0]
+        elif g.line_score(best_row) >= g.line_score(best_col):
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
         members = [ln for ln in members if not is_aggregate(ln)]
-        if (op == "average" or every) and not (_over_a_span(g, members) or (
+        if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or (
                 op == "average" and _per_member(g, axis, members))):
             return None
         if op == "sum" and not _additive(g, axis, members, fixed):
@@ -238,11 +247,32 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     return None
 
 
-_EVERY_PERIOD = re.compile(
+def _parts_of_year(g: Grounder, lines: list[Line]) -> list[Line]:
+    """The quarters or months under the one year the question names (`over the four quarters of
+    2023`, `average delinquency rate over 2024`: the lines under `2023`, not the other years'), when
+    there are two at least and the question names none of them (`in Q1 2024` asks one); else none."""
+    if len(g.q_years) != 1:
+        return []
+    parts = [ln for ln in lines
+             if ln.label is not None and (m := _PART_OF_YEAR.match(normalise_text(ln.label.text)))
+             and (m.group(1) in g.q_years or any(label_year(n.text) in g.q_years for n in ln.path[:-1]))]
+    named = any(ln.label is not None and g.mention(ln.label) >= 0.99 for ln in parts)
+    return parts if len(parts) >= 2 and not named else []
+
+
+_PART_OF_YEAR = re.compile(
+    r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)|(?:first|second|third|fourth)\s+quarter|h[12]|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)(?:[\s,/-]+((?:19|20)\d\d))?$")
+"""A quarter, half or month label, with its year or under it (`Q1`, `Q1 2023`, `2nd quarter`, `H1`,
+`Mar`)."""
+
+
+EVERY_PERIOD = re.compile(
     r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
     rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
 """`over the three years`, `across all years`, `in the last four quarters`: every period the table
-shows (a count must be theirs)."""
+shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
+(`Average receivables`)."""
 
 
 _EVERY_MEMBER = re.compile(
@@ -255,7 +285,7 @@ plural names (a count must be theirs)."""
 def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
     """A sum or an average over every member of the axis the question's plural names (`the total
     discharges across all eight hospitals`: the rows under `Hospital`), on the best-grounded line of
-    the other axis; not over periods (`_EVERY_PERIOD`), nor when a count differs from the members'."""
+    the other axis; not over periods (`EVERY_PERIOD`), nor when a count differs from the members'."""
     m = _EVERY_MEMBER.search(g.qnorm)
     if op not in ("sum", "average") or m is None:
         return None
@@ -359,8 +389,10 @@ _CHANGE_AMOUNT = re.compile(
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
-_PER_MEMBER = re.compile(r"\b(?:per|across\s+(?:all\s+)?(?:the\s+)?|of\s+(?:all\s+)?the)\s*([a-z]+)\s*\??$")
-"""`the average budget per department`, `… across all questions`: the members averaged over."""
+_PER_MEMBER = re.compile(r"\b(?:per|across\s+(?:all\s+)?(?:the\s+)?|of\s+(?:all\s+)?the)\s*([a-z]+)"
+                         r"(?:\s+(?:in|for|during|as\s+of|at)\s+[^,;]+)?\s*\??$")
+"""`the average budget per department`, `… across all questions`, `… per department in December
+2024`: the members averaged over (the question ends with them, or with the period asked)."""
 
 
 def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
@@ -571,7 +603,8 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
         if grounded is not None and ops.comparison_is_less(g.q):
             axis, (first, second), fixed = grounded
             grounded = (axis, [second, first], fixed)
-    elif op in ("diff", "growth", "cagr") and _from_to(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
+    elif op in ("diff", "growth", "cagr") and (_from_to(g.q) or _compared_change(g.q)) and not (
+            best_cell_names(g, ops.DIFF_PHRASES)):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
     elif op == "diff" and _DIFFERENCE_BETWEEN.search(g.qnorm) and not best_cell_names(g, ops.DIFF_PHRASES):
@@ -611,6 +644,11 @@ _COMPARED = re.compile(r"\b(?:19|20)\d\d\b\s*,?\s*(?:compared\s+(?:to|with)|vers
 """`in 2019 compared to 2018`, `2019 versus 2018`: the first year against the second."""
 
 
+def _compared_change(q: str) -> bool:
+    """`How much did operating income grow in 2024 versus 2023?`: a change between two years."""
+    return bool(_COMPARED.search(q.lower())) and ops.has_phrase(q, ops.CHANGE_WORDS)
+
+
 def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
     """The words that ask `op`, left out of its operand lookups; none when its result is not taken
     as right whenever its operands are: a change worded in percent may be relative (`diff`)."""
@@ -621,8 +659,8 @@ def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
 
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
     """`from 2016 to 2021` where the two years head groups of lines (`Males` under each): the named
-    operands must be those years (or academic years: `2021/2022`); the later one's line first (a
-    decrease: the earlier one's)."""
+    operands must be those years (or academic years: `2021/2022`), or two months when the question
+    names no year (`from July to August`); the later one's line first (a decrease: the earlier one's)."""
     later_first = not (op == "diff" and ops.asks_decrease(g.q))
     grounded = compose.operand_pair(g)
     if grounded is not None:
@@ -632,7 +670,16 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
         years = [y for y in found if y is not None]
         if len(years) == 2 and years[0] != years[1]:
             return axis, sorted(pair, key=lambda ln: years[pair.index(ln)], reverse=later_first), fixed
+        months = [m for ln in pair if (m := _month_of(ln)) is not None]
+        if not g.q_years and len(months) == 2 and months[0] != months[1]:  # `from July to August`
+            return axis, sorted(pair, key=lambda ln: months[pair.index(ln)], reverse=later_first), fixed
     return _year_lines(g, later_first)
+
+
+def _month_of(line: Line) -> tuple[int, int] | None:
+    """(year or 0, month) of the month label heading a line (`July 2025` over `Calls Handled`)."""
+    named = next((m for n in line.path if (m := label_month(n.text)) is not None), None)
+    return None if named is None else (int(named[1] or 0), named[0])
 
 
 def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] | None:
@@ -655,14 +702,16 @@ def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] 
 
 def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
     """The best single cell's headers already name the operation (a `ratio` or `% change` column):
-    a lookup; not a change line over other years than asked (`% change 2021 to 2022` for the change
-    from 2018 to 2022), nor a class's threshold (`two persons or more` compares nothing)."""
+    a lookup; not a period label (`Fall 2022`), nor a change line over other years than asked (`%
+    change 2021 to 2022` for the change from 2018 to 2022), nor a class's threshold (`two persons or
+    more` compares nothing)."""
     ranked = ranked_cells(g)
     if not ranked:
         return False
     _, row, col = ranked[0]
     labels = {t for ln in (row, col) if not (gives_change(ln) and g.spans_years and g.other_span(ln))
-              for n in ln.path for t in label_tokens(ops.THRESHOLD.sub("", normalise_text(n.text)))}
+              for n in ln.path if label_year(n.text) is None  # `Fall 2022` is a term, not a decrease
+              for t in label_tokens(ops.THRESHOLD.sub("", normalise_text(n.text)))}
     return bool(labels & stems(phrases))
 
 
@@ -707,6 +756,8 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     computed = ops.compute(op, nums, g.grouping, periods)
     if computed is None:
         return None
+    if op == "growth" and computed.value < 0 and ops.asks_fall_size(g.q):  # a decrease of 35.9 %
+        computed = ops.negated(computed)
     cov = g.coverage(*chosen, fixed)
     conf = min(0.9, 0.4 + 0.6 * cov)
     return Plan([computed.text], [n.id for n in nodes], headers_for(g, [*chosen, fixed]), op,

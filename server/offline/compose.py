@@ -215,6 +215,9 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         inside = strict or whole_named is not None
         named = [(n, s) for n, s in operand_nodes(g, lines) if not _all_aggregate(lines, s)
                  and not (whole_named and s <= {whole_named.index})
+                 and not (len(s) > 1 and is_period_label(n.text))  # `in 2023` over a group: no part
+                 and not (g.matched(n) and g.matched(n).keys() <= PERCENT_STEMS)  # nor `Percent of employed`
+                 # named by `percentage` alone
                  and (_said_beside(g, n) or not (inside or (phrase and is_period_label(n.text))))]
         if not named and not whole_named and not strict:
             # a group's own total named (`West Total` of a pivot table) is a part of the other totals
@@ -233,12 +236,18 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
             continue
         part = max((ln for ln in lines if ln.index in members), key=lambda ln: (g.line_score(ln), -ln.index))
         wholes = [ln for ln in totals if ln.index != part.index]  # a share of itself is none
+        if is_aggregate(part):  # a group's own total (`Total, Northern Region`) is a part of a total
+            wholes = [ln for ln in wholes if len(ln.path) < len(part.path)] or wholes  # above it
         if not wholes:
             continue
         whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
         fixed = _count_line(g, other)
         best = (dist, axis, [part, whole], fixed)
     return None if best is None else best[1:]
+
+
+PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))
+"""Stems of the words that ask for a percentage (a label they match is named by no other word)."""
 
 
 def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:

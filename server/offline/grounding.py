@@ -29,6 +29,7 @@ from celltrace.server.offline.lexicon import (
     match_words,
     names_precision,
     quantity_words,
+    same_word,
     tok_hits,
     vocabulary,
 )
@@ -51,7 +52,7 @@ from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
-from celltrace.shared.units import is_sample_size, parse_unit
+from celltrace.shared.units import is_sample_size, label_unit, parse_unit
 
 AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
@@ -122,10 +123,11 @@ _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATED_YEAR = re.compile(
     rf"^(?:(?:as\s+(?:of|at)|at|ended|ending)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
-    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*)((?:19|20)\d\d){YEAR_STATUS}{CURRENCY_SCALE}$")
+    rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*|(?:fall|autumn|spring|summer|winter)\s+(?:term\s+)?)"
+    rf"((?:19|20)\d\d){YEAR_STATUS}{CURRENCY_SCALE}$")
 """A period label that names one year by its date (`December 31, 2019`, `31 Dec 2019`, `Sep 2021`,
-`Fiscal 2019`, `FY2019`, a model's `FY2021A`, `31 December 2023 £'000`): a question naming the year
-names the label (balance sheets, filings, financial models)."""
+`Fiscal 2019`, `FY2019`, a model's `FY2021A`, `31 December 2023 £'000`) or its term (`Fall 2022`): a
+question naming the year names the label (balance sheets, filings, financial models, enrolment)."""
 
 
 CHANGE_FIT = 0.25
@@ -280,7 +282,7 @@ class Grounder:
         n_labels = max(len(label_nodes), 1)
         title = self._title = set(label_tokens(graph.table.title or "")) - set(UNIT_CANON.values())
         implied = self.qtoks - {st for _, st in said}  # `how many` → `number`
-        self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if t in title else 1.0)
+        self.w = {t: math.log(1 + n_labels / d) * (TITLE_WEIGHT if any(same_word(t, w) for w in title) else 1)
                   * (IMPLIED_WEIGHT if t in implied else 1.0) for t, d in df.items()}
         self.total_w = sum(self.w.values()) or 1.0
         headers = {n.id: n for line in self.rows + self.cols for n in line.path}
@@ -859,9 +861,10 @@ def whole_table_words(qnorm: str, title: str, labels: list[str]) -> set[str]:
     obligations as of …`; not `All state agencies`), or every word a question says besides its years
     when the title holds them all and no label's own words are all among them (`how many full-time
     university teachers were there in 2022/2023` under `Full-time university teachers by rank and
-    sex`; not `cases completed in adult criminal court` over `Total cases`)."""
+    sex`; not `cases completed in adult criminal court` over `Total cases`, nor `net generation` over
+    `Net generation (GWh)`)."""
     title_stems = set(label_tokens(title))
-    held = [set(label_tokens(t)) for t in labels]
+    held = [set(label_tokens(t)) - set(label_tokens(label_unit(t) or "")) for t in labels]  # its unit aside
     said = {t for t in label_tokens(qnorm) if not t[0].isdigit() and not t.startswith("-")}
     if said and said <= title_stems and not any(own and own <= said for h in held
                                                     if (own := h - AGGREGATE_STEMS)):

@@ -22,6 +22,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
+    EVERY_PERIOD,
     asks_absolute_change,
     asks_total_over_span,
     best_cell_names,
@@ -35,6 +36,7 @@ from celltrace.server.offline.arithmetic import (
 )
 from celltrace.server.offline.complement import solve_complement
 from celltrace.server.offline.grounding import (
+    AGGREGATE_STEMS,
     ASKS_CHANGE,
     CHANGE_LABELS,
     YEAR,
@@ -90,6 +92,7 @@ def candidates(g: Grounder) -> list[Plan]:
         hits = word_stems & qstems
         return bool(hits) and not hits <= label_vocab
 
+    unmet: set[str] = set()
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
     relative = _relative_for_amount(g)
     computed_change = relative and (not _change_line_names_span(g) or ops.asks_money(g.q))
@@ -107,12 +110,15 @@ def candidates(g: Grounder) -> list[Plan]:
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
-         and not labels_hold(g, ops.AVERAGE_WORDS) and not names_change),
+         and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm))
+         and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
+            if found[-1] is None:  # asked but not found: whatever answers, answers something else
+                unmet.add(UNMET[op])
     if ops.asks_several(question):
         found.append(solve_respectively(g))
     lookup = compose.opposite_of_decrease(g, solve_lookup(g))
@@ -120,6 +126,7 @@ def candidates(g: Grounder) -> list[Plan]:
     for plan in [*found, lookup]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
             plans.append(plan)
+            plan.stats.update({f"unmet_{kind}": 1.0 for kind in unmet})
     asked = asked_measure(g) if measure is None else None
     if asked is not None and said(asked[0], between=0).search(question):  # `free cash flow` on an
         name, (first, second, _) = asked  # income statement: no answer is it
@@ -127,6 +134,11 @@ def candidates(g: Grounder) -> list[Plan]:
             plan.unsupported = f"no {name} can be computed from this table (it needs {first} and {second})"
     return plans or [lookup]
 
+
+UNMET = {"cagr": "change", "growth": "change", "diff": "change", "percent_of": "share", "ratio": "ratio",
+         "average": "average", "sum": "sum"}
+"""The kind of each operation the wording may ask (`Plan.stats["unmet_<kind>"]`: asked, no operands
+found)."""
 
 _PER = re.compile(r"\b[a-z]+\s+per\s+(?!cent\b|capita\b|\d)([a-z]+)")
 
@@ -209,6 +221,8 @@ def _lookup_is_percent(g: Grounder) -> bool:
     best = _best_cell(g)
     if best is None or not (percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent"):
         return False
+    if _other_base(g, best[0].path + best[1].path):
+        return False
     for line, lines in ((best[0], g.rows), (best[1], g.cols)):
         if len(line.path) < 2 or not percentages([line], [best[2]]) or _named_words(g, line):
             continue
@@ -219,9 +233,21 @@ def _lookup_is_percent(g: Grounder) -> bool:
     return True
 
 
+def _other_base(g: Grounder, path: list[Node]) -> bool:
+    """A percentage label naming its base (`Percent of employed`) where the question names another
+    whole (`what percentage of all union members …`) and no word of that base: a rate of another
+    measure, not the share asked. A base of total words alone (`% of total`) is any whole."""
+    bases = [set(label_tokens(m.group(1))) - AGGREGATE_STEMS
+             for n in path if (m := _BASE.search(n.text.lower())) is not None]
+    said = set(label_tokens(g.q))
+    return ops.share_whole(g.q) is not None and any(base and not base & said for base in bases)
+
+
+_BASE = re.compile(r"(?:\bpercent(?:age)?|\bshare|\bproportion|%)\s+of\s+(?:the\s+|all\s+)?([a-z][a-z ]*)")
+"""A percentage label's base: `Percent of employed`, `% of households`."""
+
+
 def _named_words(g: Grounder, line: Line) -> set[str]:
     """The question's words a line's labels match, other than years and percent words."""
-    return {q for q in g.line_words(line) if not YEAR.fullmatch(q) and q not in _PERCENT_STEMS}
+    return {q for q in g.line_words(line) if not YEAR.fullmatch(q) and q not in compose.PERCENT_STEMS}
 
-
-_PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))

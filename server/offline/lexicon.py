@@ -263,6 +263,11 @@ DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic", "pt
 `consumpt` (consumed, consumption)."""
 
 
+def same_word(a: str, b: str) -> bool:
+    """Two stems of one word (`withdrawn` ~ `withdraw`): equal, or one derived from the other."""
+    return a == b or _derived(a, b) or _derived(b, a)
+
+
 def _derived(base: str, stem: str) -> bool:
     """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
     return (len(base) >= 4 and base.isalpha() and stem.startswith(base)

@@ -44,6 +44,22 @@ def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
     return graph.node_at(row.index, col.index)
 
 
+def side_by_side(line: Line) -> bool:
+    """Every label on the line's path sits on the line itself (`Webinar Promo | Email | 02-Apr-24`),
+    none above it as a section."""
+    def on_line(n: Node) -> bool:
+        return n.r0 == n.r1 == line.index if line.axis == "row" else n.c0 == n.c1 == line.index
+    return len(line.path) > 1 and all(on_line(n) for n in line.path)
+
+
+_CODE = re.compile(r"^[A-Za-z]{0,5}[-_/.]?\d\S*$")
+
+
+def is_code(text: str) -> bool:
+    """An identifier (`W-1024`, `PRJ-003`, `311`): a row's code, not its name."""
+    return _CODE.match(text.strip()) is not None
+
+
 def has_value(node: Node) -> bool:
     """The cell shows a figure or a name, not a suppression or nil mark (`..`, `-`, `…`)."""
     return bool(re.search(r"\w", node.text))
@@ -92,24 +108,50 @@ def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[
         hits = [0] * len(members)
         positions = 0
         for other in others:
-            cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
-                     graph.node_at(other.index, ln.index) for ln in members]
-            nums = [i for c in cells if (i := parse_number_info(figure_text(c.text, flags))) is not None]
-            if len({c.id for c in cells}) < len(cells) or len(nums) < len(cells):
+            values = _figures(graph, members, other, flags)
+            if values is None:
                 continue
-            values = [i.value for i in nums]
-            if sum(1 for v in values if v) < 4 or any(is_year_text(c.text) for c in cells):
-                continue  # a total of three nonzero parts at least; no years
             positions += 1
-            total = sum(values)
-            tol = 0.5 * 10 ** -max(i.decimals for i in nums) * len(values) + 1e-9
-            for k, v in enumerate(values):
-                if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
+            total = sum(values[0])
+            for k, v in enumerate(values[0]):
+                if abs(2 * v - total) <= values[1] and abs(v) > max(
+                        abs(o) for j, o in enumerate(values[0]) if j != k):
                     hits[k] += 1
         best = max(range(len(members)), key=lambda k: hits[k])
         if hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions:
             out.append(members[best].index)
     return out
+
+
+def _figures(graph: CellGraph, members: list[Line], other: Line, flags: dict[str, str], nil: bool = False
+             ) -> tuple[list[float], float] | None:
+    """The members' figures where they cross `other` and the rounding their sum may carry; None
+    unless each shows a figure (no year, one cell each; `nil`: a dash alone counts as zero) and four
+    at least are not zero."""
+    cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
+             graph.node_at(other.index, ln.index) for ln in members]
+    texts = ["0" if nil and is_nil(c) else figure_text(c.text, flags) for c in cells]
+    nums = [i for t in texts if (i := parse_number_info(t)) is not None]
+    if len({c.id for c in cells}) < len(cells) or len(nums) < len(cells):
+        return None
+    values = [i.value for i in nums]
+    if sum(1 for v in values if v) < 4 or any(is_year_text(c.text) for c in cells):
+        return None  # a total of three nonzero parts at least; no years
+    return values, 0.5 * 10 ** -max(i.decimals for i in nums) * len(values) + 1e-9
+
+
+def adds_up_to_amount(graph: CellGraph, line: Line, lines: list[Line], other: Line) -> bool:
+    """`line` and its siblings (same parent labels) cross `other` in figures of which one is the sum
+    of the rest, and that sum is not 100: amounts (`Remote` headcount over the departments), not
+    percentages (rates do not add up; a distribution's parts make 100)."""
+    members = [ln for ln in lines if [n.id for n in ln.path[:-1]] == [n.id for n in line.path[:-1]]]
+    if len(members) < 4:
+        return False
+    values = _figures(graph, members, other, legend(graph.table.notes), nil=True)
+    if values is None:
+        return False
+    total = sum(values[0])
+    return any(abs(2 * v - total) <= values[1] and abs(v - 100) > 0.5 for v in values[0])
 
 
 SUM_MIN_FIGURES = 2

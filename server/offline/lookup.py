@@ -17,7 +17,7 @@ from celltrace.server.offline.grounding import (
     stated_values,
 )
 from celltrace.server.offline.lexicon import label_tokens, word_stems
-from celltrace.server.offline.lines import Line, has_value, value_cell
+from celltrace.server.offline.lines import Line, has_value, side_by_side, value_cell
 from celltrace.shared.graph import Node, normalise_text
 
 
@@ -98,17 +98,34 @@ _WHAT_NOUNS = re.compile(r"^\s*what\s+(?!(?:was|were|is|are|did|do|does|has|have
 def _named_label(g: Grounder, row: Line) -> Node | None:
     """`What employee group … was represented by AFA?`: the words after `what` are the header over
     the first column of row labels (`Employee Group`), so the row's name there is asked, not a
-    figure; unless the question already names it (`what club did he join after eastleigh`)."""
+    figure; unless the question already names it (`what club did he join after eastleigh`). So is a
+    label beside the row's name (`What are the payment terms for Bluewater?`: its `Net 45` under
+    `Terms`)."""
     m = _WHAT_NOUNS.match(g.qnorm)
     first = row.path[0] if row.path else None
-    if m is None or first is None or first.c0 != 0 or not has_value(first) or g.mention(first) >= 1.0:
+    if m is not None and first is not None and first.c0 == 0 and has_value(first) and g.mention(first) < 1.0:
+        words = m.group(1).split()
+        if _heads(g, first, [words[:k] for k in range(1, len(words) + 1)]):
+            return first
+    m = _WHAT_THE_NOUNS.match(g.qnorm)
+    if m is None or not side_by_side(row):
         return None
-    corners = {frozenset(label_tokens(c.text)) for c in g.h.col_path(first)
-               if not ops.is_measure_label(c.text)}
     words = m.group(1).split()
-    named = any(frozenset(label_tokens(" ".join(words[:k]))) in corners for k in range(1, len(words) + 1)
-                if label_tokens(" ".join(words[:k])))
-    return first if named else None
+    spans = [words[i:j] for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
+    return next((n for n in row.path[1:] if has_value(n) and g.mention(n) < 1.0 and _heads(g, n, spans)),
+                None)
+
+
+def _heads(g: Grounder, label: Node, spans: list[list[str]]) -> bool:
+    """One of the word spans is the header over `label`'s column (a measure's header aside)."""
+    corners = {frozenset(label_tokens(c.text)) for c in g.h.col_path(label)
+               if not ops.is_measure_label(c.text)}
+    return any(frozenset(toks) in corners for span in spans if (toks := label_tokens(" ".join(span))))
+
+
+_WHAT_THE_NOUNS = re.compile(r"^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?([^\W\d_]+(?:\s+[^\W\d_]+){0,2})"
+                             r"\s+(?:of|for)\b")
+"""`what are the payment terms for …`: the noun asked of a named row."""
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:

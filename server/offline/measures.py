@@ -49,11 +49,12 @@ def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
 
 
 def _says_measure(text: str, measure: str) -> bool:
-    """`text` names the measure: holds its words, or says it as written when one of them is no
-    content word (`over budget` is not every text holding `budget`)."""
+    """`text` names the measure: holds its words, or says them in order, two words apart at most,
+    when one of them is no content word (`over budget`, `over its approved budget`; not every text
+    holding `budget`)."""
     words = label_tokens(measure)
     if len(words) < len(measure.split()):
-        return said(measure, between=0).search(text) is not None
+        return said(measure).search(text) is not None
     return set(words) <= set(label_tokens(text))
 
 

@@ -15,6 +15,7 @@ returns the cell's displayed text; a decrease asked as an amount (`how much did 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
@@ -377,6 +378,15 @@ UNSIGNED_CHANGE = re.compile(r"\b(?:improv(?:e[ds]?|ing)|worsen(?:s|ed|ing)?|det
 depends on the figure, so its size is asked."""
 
 
+def asks_fall_size(question: str) -> bool:
+    """A percentage change asked as a fall (`the percentage decrease`, `by what percent did … decline`,
+    not a comparison's `lower`): a fall is answered by its size."""
+    return any(w in DECREASE_WORDS - _COMPARATIVES for w in words(_BOUND.sub(" ", question.lower())))
+
+
+_COMPARATIVES = frozenset({"less", "lower", "fewer", "down"})
+
+
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording); `or less`
     and `less than 5` bound a group (`high school diploma or less`), they ask no decrease."""
@@ -626,6 +636,11 @@ class Computed:
     style: NumStyle
     same_unit: bool
     difference: bool = False
+
+
+def negated(computed: Computed) -> Computed:
+    """The same result with the opposite sign, in its style."""
+    return dataclasses.replace(computed, value=-computed.value, text=computed.style.render(-computed.value))
 
 
 KINDS: dict[str, Kind] = {

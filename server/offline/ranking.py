@@ -22,10 +22,20 @@ from celltrace.server.offline.grounding import (
 from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label, whole_classes
 from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
-from celltrace.server.offline.lines import Line, has_value, is_aggregate, is_aggregate_label, value_cell
+from celltrace.server.offline.lines import (
+    Line,
+    has_value,
+    is_aggregate,
+    is_aggregate_label,
+    is_code,
+    side_by_side,
+    under_aggregate,
+    value_cell,
+)
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
+from celltrace.shared.units import label_unit
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
@@ -102,7 +112,8 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
         heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # Surgery` > `Surgery`), no section
         for words in ({g.asked_noun, *_next_word(g)}, {g.asked_noun}):  # `which household type`: the
             inside = [ln for ln in lines if any(  # section `Household type`, not `Household income …`
-                heads[n.id] >= 2 and words <= set(label_tokens(n.text)) for n in ln.path[:-1])]
+                heads[n.id] >= 2 and words <= set(label_tokens(n.text)) and not is_aggregate_label(n)
+                for n in ln.path[:-1])]  # nor the category's whole (`All regions`)
             if inside:
                 break
     return inside if 2 <= len(inside) < len(lines) else lines
@@ -183,7 +194,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     sex) nor one label over every line (a unit row's `rate` written once); a label with no word
     (`$`, `..`) is no member. Aggregate members
     (total/all, a class holding other classes: `25 to 64 years`) are left out unless nothing else
-    remains.
+    remains, so are members whose label states another unit than most do.
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
@@ -210,8 +221,11 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     wholes = {nid for group in siblings.values() for nid in whole_classes(group)}
     every = (g.rows if lines[0].axis == "row" else g.cols) if lines else []
     totalled = any(is_aggregate_label(n) for ln in every for n in ln.path)
+    units = Counter(label_unit(node.text) for node, _ in members)
+    common = units.most_common(1)[0][0] if units else None  # `Net generation (GWh)` below fuel shares
     return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes
-            and not (totalled and _ADJUSTMENT.search(normalise_text(m[0].text)))] or members
+            and not (totalled and _ADJUSTMENT.search(normalise_text(m[0].text)))
+            and label_unit(m[0].text) in (None, common)] or members
 
 
 _ADJUSTMENT = re.compile(r"^(?:less|plus|add|deduct)\s*:|\bnet of\b")
@@ -232,13 +246,9 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
     named = sorted((n for n in own if any(noun in toks for toks in heads[n.id])),
                    key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))
-    names = [n for n in own if not _CODE.match(n.text.strip())]  # `Hex bolt M8 x 40`, not `W-1024`
+    names = [n for n in own if not is_code(n.text)]  # `Hex bolt M8 x 40`, not `W-1024`
     first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
-
-
-_CODE = re.compile(r"^[A-Za-z]{0,5}[-_/.]?\d\S*$")
-"""An identifier (`W-1024`, `PRJ-003`, `311`): a row's code, not its name."""
 
 
 def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan | None:
@@ -268,7 +278,8 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     lines = _in_asked_section(g, _group(every, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
-    top = scored[0][0]
+    scored = [(s, ln) for s, ln in scored if not under_aggregate(ln)] or scored  # a whole (`All
+    top = scored[0][0]  # regions`, named by the noun of `which region`) sets no group
     if top > 0.2:
         member = _member_test(g) or (lambda _: False)
 
@@ -276,7 +287,7 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
         parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
         group = [ln for ln in lines if parent_of(ln) in parents]
-        if len(parents) == 1 and not (len(group) == 1 and _side_by_side(group[0])):
+        if len(parents) == 1 and not (len(group) == 1 and side_by_side(group[0])):
             lines = group  # labels beside a line's own (`Campaign | Channel`) head no group
     vals = []
     for label, ln in _members(g, lines):
@@ -290,14 +301,6 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
     return vals
-
-
-def _side_by_side(line: Line) -> bool:
-    """Every label on the line's path sits on the line itself (`Webinar Promo | Email | 02-Apr-24`),
-    none above it as a section."""
-    def on_line(n: Node) -> bool:
-        return n.r0 == n.r1 == line.index if line.axis == "row" else n.c0 == n.c1 == line.index
-    return len(line.path) > 1 and all(on_line(n) for n in line.path)
 
 
 NAMED_MEMBER = 0.3

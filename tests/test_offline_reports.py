@@ -1,0 +1,222 @@
+"""Reports people keep: changes between terms, months and years heading groups of columns or rows, a
+fall asked as a percentage, averages per member, shares whose whole the question names, budgets."""
+
+from __future__ import annotations
+
+import pytest
+from tables import run
+
+from celltrace.server.offline.grounding import label_year
+from celltrace.shared.table import Table
+
+ENROLMENT = Table(text=[
+    ["", "Fall 2022", "", "", "Fall 2023", "", ""],
+    ["", "Full-time", "Part-time", "Total", "Full-time", "Part-time", "Total"],
+    ["Undergraduate", "18,200", "3,100", "21,300", "18,650", "3,050", "21,700"],
+    ["Graduate", "4,900", "1,112", "6,012", "5,210", "1,685", "6,895"],
+    ["All students", "23,100", "4,212", "27,312", "23,860", "4,735", "28,595"],
+], merges=[(0, 1, 0, 3), (0, 4, 0, 6)])
+CALLS = Table(text=[
+    ["Team", "July 2025", "", "August 2025", ""],
+    ["", "Calls Handled", "FCR %", "Calls Handled", "FCR %"],
+    ["Billing", "8,420", "71.2", "8,915", "72.0"],
+    ["Technical Support", "12,310", "64.5", "13,020", "66.1"],
+    ["Sales", "5,120", "80.3", "5,480", "79.4"],
+    ["Total", "25,850", "70.1", "27,415", "71.0"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+QUARTERS = Table(text=[
+    ["", "First Quarter", "Second Quarter", "Full Year"],
+    ["2024", "", "", ""],
+    ["  Net sales", "2,410.2", "2,530.8", "4,941.0"],
+    ["  Operating income", "402.5", "431.0", "833.5"],
+    ["2023", "", "", ""],
+    ["  Net sales", "2,250.6", "2,398.1", "4,648.7"],
+    ["  Operating income", "361.1", "388.4", "749.5"],
+])
+EXCEEDANCES = Table(text=[
+    ["City", "2019", "2020", "2021", "2022", "2023"],
+    ["Granton", "39", "24", "28", "31", "25"],
+    ["Lowell Falls", "17", "10", "12", "15", "13"],
+    ["Marston", "22", "15", "18", "21", "19"],
+])
+
+
+def test_a_term_names_its_year() -> None:
+    assert (label_year("Fall 2022"), label_year("Spring term 2024")) == ("2022", "2024")
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # `Fall` of `Fall 2022` is the term, not a fall that would make the cell a change to read
+    (ENROLMENT, "By what percentage did enrolment of all students change from fall 2022 to fall 2023?",
+     "4.7%"),
+    # months heading groups of columns, no year said: the later month's line first
+    (CALLS, "What was the percent change in total calls handled from July to August?", "6.1%"),
+    (CALLS, "By how many calls did Billing's volume change from July to August?", "495"),
+    # years heading sections of rows, compared with `versus`
+    (QUARTERS, "By what percentage did first-quarter operating income grow in 2024 versus 2023?", "11.5%"),
+    # a percentage decrease is the size of the fall
+    (EXCEEDANCES, "What was the percentage decrease in exceedance days in Granton from 2019 to 2023?",
+     "35.9%"),
+])
+def test_a_change_between_periods_heading_groups(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert plan.answer == [answer]
+
+
+HEADCOUNT = Table(text=[
+    ["", "Office location", "", "", "Total", ""],
+    ["Department", "New York", "Remote", "Other", "Dec 2024", "Dec 2023"],
+    ["Engineering", "120", "51", "40", "211", "198"],
+    ["Sales", "60", "12", "30", "102", "110"],
+    ["Finance", "25", "4", "11", "40", "41"],
+    ["Legal", "10", "–", "6", "16", "15"],
+    ["Total headcount", "215", "67", "87", "369", "364"],
+], merges=[(0, 1, 0, 3), (0, 4, 0, 5)])
+
+
+def test_an_average_per_member_runs_over_the_members_the_noun_names() -> None:
+    """`per department in December 2024`: over the department rows on `Total > Dec 2024`, though
+    `headcount` grounds the `Total headcount` row best."""
+    plan, _ = run(HEADCOUNT, "What is the average headcount per department in December 2024?")
+    assert (plan.operation, plan.answer) == ("average", ["92.3"])
+
+
+UNIONS = Table(text=[
+    ["", "2023", "", ""],
+    ["", "Total employed", "Members of unions", ""],
+    ["", "", "Total", "Percent of employed"],
+    ["Total, 16 years and over", "161,000", "14,385", "8.9"],
+    ["Men", "84,000", "7,545", "9.0"],
+    ["Women", "77,000", "6,840", "8.8"],
+], merges=[(0, 1, 0, 3), (1, 2, 1, 3), (1, 1, 2, 1)])
+DISTRICTS = Table(text=[
+    ["District", "Primary", "", "Secondary", ""],
+    ["", "Enrolment", "Teachers", "Enrolment", "Teachers"],
+    ["Northern Region", "", "", "", ""],
+    ["  Ashwell", "8,420", "410", "6,100", "380"],
+    ["  Brookfield", "12,655", "590", "9,800", "610"],
+    ["  Carden", "4,310", "215", "3,300", "200"],
+    ["  Total, Northern Region", "25,385", "1,215", "19,200", "1,190"],
+    ["Southern Region", "", "", "", ""],
+    ["  Glenwood", "30,100", "1,400", "22,000", "1,380"],
+    ["  Harrowgate", "35,127", "1,650", "26,300", "1,600"],
+    ["  Total, Southern Region", "65,227", "3,050", "48,300", "2,980"],
+    ["All districts", "90,612", "4,265", "67,500", "4,170"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # the whole the question names (`all union members`) is not the base its `Percent of employed`
+    # label names: the share is computed, of the members' total; `2023` over the columns is no part
+    (UNIONS, "What percentage of all union members in 2023 were women?", "47.5%"),
+    # a group's own total is a part of the total above it, not of another group's
+    (DISTRICTS, "What share of all primary enrolment was in the Northern Region?", "28.0%"),
+])
+def test_a_share_of_the_whole_the_question_names(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("percent_of", [answer])
+
+
+PROJECTS = Table(text=[
+    ["Project", "Approved Budget", "Spent to Date", "Status"],
+    ["ERP Migration", "$4,200,000", "$3,150,000", "On Track"],
+    ["E-commerce Replatform", "$2,375,000", "$2,498,150", "Over Budget"],
+    ["Data Warehouse", "$1,100,000", "$640,000", "On Track"],
+])
+
+
+def test_over_its_approved_budget_is_spending_less_the_budget() -> None:
+    plan, _ = run(PROJECTS, "By how much is the E-commerce Replatform over its approved budget?")
+    assert (plan.operation, plan.answer) == ("measure", ["$123,150"])
+
+
+WATER = Table(title="Freshwater withdrawals by use and region, 2018 and 2023\nMillion cubic metres", text=[
+    ["Water use", "Northern", "", "Southern", "", "Western", "", "All regions", ""],
+    ["", "2018", "2023", "2018", "2023", "2018", "2023", "2018", "2023"],
+    ["Public water supply", "412.5", "431.8", "724.6", "768.3", "305.1", "318.4", "1,442.2", "1,518.5"],
+    ["Agriculture (irrigation)", "1,874.3", "1,712.6", "3,108.2", "2,896.5", "956.4", "1,003.2", "5,938.9",
+     "5,612.3"],
+    ["Industry", "310.2", "298.7", "520.4", "505.1", "210.8", "199.3", "1,041.4", "1,003.1"],
+    ["Total withdrawals", "2,597.0", "2,443.1", "4,353.2", "4,169.9", "1,472.3", "1,520.9", "8,422.5",
+     "8,133.9"],
+], merges=[(0, 0, 1, 0), (0, 1, 0, 2), (0, 3, 0, 4), (0, 5, 0, 6), (0, 7, 0, 8)])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # `withdrawn` restates the title's `withdrawals`: it weighs as a title word, so `Total withdrawals`
+    # does not outrank the irrigation line the question names
+    ("How much water was withdrawn for irrigation in the Southern region in 2023?", "2,896.5"),
+    # the regions are ranked, not the years under `All regions` (the whole the noun names)
+    ("Which region withdrew the most water for irrigation in 2023?", "Southern"),
+    ("Which region had the lowest total withdrawals in 2023?", "Western"),
+])
+def test_words_of_the_title_and_the_whole_of_a_category(question: str, answer: str) -> None:
+    plan, _ = run(WATER, question)
+    assert plan.answer == [answer]
+
+
+FUEL_MIX = Table(title="Northgate Power & Light: generation fuel mix\nPercent of net generation", text=[
+    ["Fuel", "2022", "2023", "2024"],
+    ["Coal", "18.2", "15.1", "12.4"],
+    ["Natural gas", "40.3", "41.8", "43.0"],
+    ["Nuclear", "22.1", "21.7", "21.0"],
+    ["Wind", "12.9", "14.6", "16.1"],
+    ["Solar", "6.5", "6.8", "7.5"],
+    ["Total", "100.0", "100.0", "100.0"],
+    ["Net generation (GWh)", "50,148", "51,020", "51,287"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # the question's words are the title's, but a line says them all too, its unit aside
+    ("What was net generation in 2022?", "50,148"),
+    # the shares are ranked, not the line stating another unit (GWh)
+    ("Which fuel source had the largest share in 2024?", "Natural gas"),
+])
+def test_a_line_in_another_unit_below_shares(question: str, answer: str) -> None:
+    plan, _ = run(FUEL_MIX, question)
+    assert plan.answer == [answer]
+
+
+
+RECEIVABLES = Table(text=[
+    ["Customer", "Terms", "Current", "1-30 days past due", "Total balance", "Credit limit"],
+    ["Apex Fabrication LLC", "Net 30", "42,110.00", "12,385.50", "61,095.50", "$100,000"],
+    ["Bluewater Marine Services", "Net 45", "25,400.15", "8,236.00", "37,836.15", "$50,000"],
+    ["Cascade Builders Co.", "Net 30", "18,920.40", "0.00", "18,920.40", "$40,000"],
+    ["Total", "", "86,430.55", "20,621.50", "117,852.05", ""],
+])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # the noun asked of a named row heads a label column beside the row's name: that label
+    (RECEIVABLES, "What are the payment terms for Bluewater Marine Services?", "Net 45"),
+    (RECEIVABLES, "What is the credit limit for Bluewater Marine Services?", "$50,000"),
+])
+def test_labels_side_by_side(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert plan.answer == [answer]
+
+
+CAPITAL = Table(text=[
+    ["", "2024", "2023", "", "", ""],
+    ["", "Q1", "Q4", "Q3", "Q2", "Q1"],
+    ["Average receivables", "101.2", "99.8", "97.5", "96.0", "95.1"],
+    ["Tier 1 capital ratio", "13.9%", "13.9%", "12.4%", "12.3%", "12.4%"],
+], merges=[(0, 2, 0, 5)])
+VACANCIES = Table(text=[
+    ["Industry", "Q1 2023", "Q2 2023", "Q3 2023", "Q4 2023"],
+    ["Construction", "78,450", "74,210", "70,985", "65,110"],
+    ["Manufacturing", "60,300", "58,900", "55,200", "51,700"],
+])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # the quarters under the year named, though a label elsewhere holds `average`: the span is said
+    (CAPITAL, "What was the average Tier 1 capital ratio over the four quarters of 2023?", "12.75%"),
+    # quarters labelled with their year
+    (VACANCIES, "What was the average quarterly number of vacancies in construction in 2023?", "72,188.8"),
+])
+def test_an_average_over_the_parts_of_a_named_year(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("average", [answer])
