@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from tables import run
 
-from celltrace.server.offline.grounding import label_year
+from celltrace.server.offline.grounding import Grounder, label_year
+from celltrace.server.offline.lexicon import label_tokens
+from celltrace.shared.graph import CellGraph
+from celltrace.shared.headers import infer_headers
 from celltrace.shared.table import Table
 
 ENROLMENT = Table(text=[
@@ -220,3 +223,40 @@ VACANCIES = Table(text=[
 def test_an_average_over_the_parts_of_a_named_year(table: Table, question: str, answer: str) -> None:
     plan, _ = run(table, question)
     assert (plan.operation, plan.answer) == ("average", [answer])
+
+
+EMISSIONS = Table(text=[
+    ["Sector", "2019", "2020", "2021"],
+    ["Energy", "412,300", "381,050", "390,420"],
+    ["Agriculture", "61,200", "60,800", "61,050"],
+    ["Total emissions excluding LULUCF", "473,500", "441,850", "451,470"],
+    ["Land use, land-use change and forestry (LULUCF)", "(12,400)", "(14,980)", "(13,700)"],
+    ["Net emissions including LULUCF", "461,100", "426,870", "437,770"],
+])
+
+
+def test_an_acronym_names_the_label_it_abbreviates() -> None:
+    """`LULUCF` names the line it abbreviates (its `and` has no initial) as fully as its words would;
+    its `change` is the line's own name, not a change to read instead of a level."""
+    plan, _ = run(EMISSIONS, "What was the LULUCF value in 2020?")
+    assert plan.answer == ["(14,980)"]
+
+
+SEGMENTS = Table(text=[
+    ["", "2023", "2022"],
+    ["Operating income (loss):", "", ""],
+    ["  Industrial Automation", "1,210", "1,104"],
+    ["  Consumer Products", "85", "(42)"],
+    ["  Total operating income", "1,295", "1,062"],
+], title="Segment information\nNet revenue and operating income (loss) by reportable segment")
+
+
+def test_a_which_question_keeps_the_words_the_title_also_holds() -> None:
+    """Words the title holds all of name the whole table for an amount (`how much operating loss did
+    the segments report`), but a `which` question's words say what its members are measured by."""
+    graph = CellGraph(SEGMENTS)
+    which = Grounder("Which segment reported an operating loss in 2022?", graph, infer_headers(graph), None)
+    asked = set(label_tokens("operating loss"))
+    assert asked <= which.qtoks
+    amount = Grounder("How much operating loss did the segments report?", graph, infer_headers(graph), None)
+    assert not asked & amount.qtoks

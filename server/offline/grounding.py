@@ -242,7 +242,8 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
-        whole = whole_table_words(self.qnorm, graph.table.title or "", texts)
+        whole = set() if ops.asks_label(question) else whole_table_words(  # `which segment reported an
+            self.qnorm, graph.table.title or "", texts)  # operating loss`: what its members are measured by
         if whole:  # `the total of all contractual obligations` under that title: the whole table
             self.qwords = [w for w in self.qwords if w[1] not in whole]
             self.qtoks = {s for _, s in self.qwords}
@@ -728,7 +729,9 @@ class Grounder:
             interim = INTERIM_PENALTY * (self._asks_a_year and any(
                 is_interim_label(n.text) for n in line.path))
             sign = -1.0 if self.spans_years else self._change_sign
-            change = CHANGE_FIT * sign * gives_change(line)
+            named = all(self.mention(n) >= 0.99 for n in line.path  # `Land-use change and forestry
+                        if _CHANGE_STEMS & set(label_tokens(n.text)))  # (LULUCF)` asked as `LULUCF`
+            change = CHANGE_FIT * sign * gives_change(line) * (sign > 0 or not named)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest - precision + whole_year
                 - interim + change)

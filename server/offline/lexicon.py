@@ -276,13 +276,19 @@ def _derived(base: str, stem: str) -> bool:
 
 def acronym(text: str) -> set[str]:
     """Stems of a parenthesised acronym of the words before it: `available seat miles (asms)` →
-    {`asm`}. The acronym names the whole label, so a question using it mentions the label fully."""
+    {`asm`}, `land use, land-use change and forestry (lulucf)` (its `and` may go without an initial).
+    The acronym names the whole label, so a question using it mentions the label fully."""
     out: set[str] = set()
     for m in re.finditer(r"\(([a-z]{2,6})\)", text):
         before = re.findall(r"[a-z]+", text[: m.start()])
-        if _initials_in(_singular(m.group(1)), before):
+        content = [w for w in before if w not in _JOINING]
+        if _initials_in(_singular(m.group(1)), before) or _initials_in(_singular(m.group(1)), content):
             out.update(tokens(m.group(1)) + tokens(_singular(m.group(1))))
     return out
+
+
+_JOINING = frozenset({"and", "of", "the", "for", "in", "on", "to"})
+"""Words an acronym may leave out (`Bank of Canada (BoC)` keeps its `of`; `LULUCF` drops `and`)."""
 
 
 def _singular(abbr: str) -> str:
