@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from celltrace.server.offline.solver import solve
+from celltrace.server.offline.solver import UNMET_CAP, candidate_plans, solve
 from celltrace.server.offline.trees import TreeModel, load
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
@@ -73,8 +73,6 @@ def test_every_candidate_weighed_is_reported_with_its_probability() -> None:
 
 def test_an_answer_of_another_kind_than_asked_is_flagged() -> None:
     """`which …` answered with a figure, `how many …` with a label: the type_mismatch feature."""
-    from celltrace.server.offline.solver import candidate_plans
-
     graph = CellGraph(Table(text=TABLE))
 
     def mismatch(question: str) -> list[float]:
@@ -95,3 +93,38 @@ def test_an_answer_of_another_kind_than_asked_is_flagged() -> None:
         if p.operation == "lookup"] == [1.0]
     model = load("confidence_model")
     assert "type_mismatch" in model.features
+
+
+TRIANGLE = [
+    ["Accident year", "Earned premium", "12 months", "24 months", "36 months", "48 months"],
+    ["2016", "58,210", "16,112", "24,987", "30,651", "34,020"],
+    ["2017", "66,825", "17,430", "27,118", "33,504", "36,465"],
+    ["2018", "70,114", "18,004", "28,390", "35,012", ""],
+]
+
+
+def test_a_lookup_answering_an_operation_it_could_not_compute_abstains() -> None:
+    """`paid loss ratio` asks a ratio the table holds no line of: the 48-month figure it reads is
+    not that ratio, so its confidence stays below the answer threshold (`solver.UNMET_CAP`)."""
+    plan = _solve(TRIANGLE, "What was the paid loss ratio at 48 months for accident year 2017?")
+    assert plan.operation == "lookup" and plan.answer == ["36,465"] and plan.confidence <= UNMET_CAP
+
+
+def test_figures_that_add_up_to_a_total_are_amounts_and_a_unit_row_marks_percentages() -> None:
+    """`amounts_add_up`: the column read adds up to its total (82 remote staff of departments), so a
+    `what percentage` answered from it reads amounts; `percent_mismatch` reads a `Percent` unit row
+    over the table as the cells' own percent sign."""
+    staff = CellGraph(Table(text=[
+        ["Department", "Office", "Remote"], ["Engineering", "120", "51"], ["Sales", "60", "12"],
+        ["Finance", "25", "4"], ["Legal", "10", "–"], ["Total headcount", "215", "67"],
+    ]))
+    feats = [f for p, f in candidate_plans("What percentage of total headcount works remotely?", staff,
+                                           infer_headers(staff), None) if p.operation == "lookup"]
+    assert [(f["amounts_add_up"], f["percent_mismatch"]) for f in feats] == [(1.0, 1.0)]
+    shares = CellGraph(Table(text=[
+        ["", "2022", "2023"], ["", "Percent", ""], ["Coal", "18.2", "15.1"], ["Gas", "40.3", "41.8"],
+        ["Other", "41.5", "43.1"],
+    ], merges=[(1, 1, 1, 2)]))
+    feats = [f for p, f in candidate_plans("What percentage of generation was coal in 2023?", shares,
+                                           infer_headers(shares), None) if p.operation == "lookup"]
+    assert [(f["amounts_add_up"], f["percent_mismatch"]) for f in feats] == [(0.0, 0.0)]

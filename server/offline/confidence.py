@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline import trees
 from celltrace.server.offline.grounding import ASKS_CHANGE, YEAR, ranked_cells
+from celltrace.server.offline.intent import UNMET
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import under_aggregate, value_cell
+from celltrace.server.offline.lines import adds_up_to_amount, under_aggregate, value_cell
 from celltrace.shared.graph import normalise_text
 
 if TYPE_CHECKING:
@@ -103,6 +104,8 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
     for key in ("rank_gap", "rank_ties", "rank_members", "pair_score", "pair_equal", "operands",
                 "operand_coverage"):
         out[key] = float(plan.stats.get(key, -1.0))
+    for kind in sorted(set(UNMET.values())):  # an operation asked whose operands were not found
+        out[f"unmet_{kind}"] = float(plan.stats.get(f"unmet_{kind}", 0.0))
     return out
 
 
@@ -143,7 +146,7 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
                 "year_conflict": 0.0, "year_unmatched": 0.0, "percent_mismatch": 0.0,
                 "number_unmatched": 0.0, "exact_row": 0.0, "exact_col": 0.0, "row_depth": 0.0,
                 "col_depth": 0.0, "row_ties": 0.0, "col_ties": 0.0, "answer_kind": -1.0,
-                "answer_chars": 0.0, "label_mentions": 0.0}
+                "answer_chars": 0.0, "label_mentions": 0.0, "amounts_add_up": 0.0}
     s0, r0, c0 = ranked[0]
     path_words = {t for n in r0.path + c0.path + r0.notes for t in label_tokens(n.text)}
     unexplained = [st for _, st in g.qwords if st not in path_words and not any(
@@ -155,6 +158,8 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
         return normalise_text(g.figure(value_cell(g.graph, row, col).text))
 
     text0 = shown(r0, c0)
+    percent_cell = "percent" in path_words or "%" in text0 or "percent" in (  # a unit row or caption
+        g.h.unit_for(value_cell(g.graph, r0, c0)) or "")  # says so too (`Percent` over the table)
     q_numbers = set(_NUMBER.findall(g.qnorm)) - q_years
     others = [s for s, r, c in ranked[1:] if shown(r, c) != text0]
     runner = others[0] if others else 0.0
@@ -173,7 +178,7 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
         "unexplained_by_cell": float(len(unexplained)),
         "year_conflict": float(bool(q_years and path_years and not q_years & path_years)),
         "year_unmatched": float(bool(q_years - path_years)),
-        "percent_mismatch": float(("percent" in g.qtoks) != ("percent" in path_words or "%" in text0)),
+        "percent_mismatch": float(("percent" in g.qtoks) != percent_cell),
         "op_words": float(len(_operation_stems(g))),
         "number_unmatched": float(len(q_numbers - set(_NUMBER.findall(path_text)))),
         "exact_row": float(r0.label is not None and g.verbatim(r0.label)),
@@ -182,6 +187,8 @@ def _lookup_features(g: Grounder) -> dict[str, float]:
         "row_ties": _ties(g, g.rows, r0), "col_ties": _ties(g, g.cols, c0),
         "answer_kind": _kind(text0), "answer_chars": math.log1p(len(text0)),
         "label_mentions": float(sum(g.mention(n) >= 0.99 for n in r0.path + c0.path)),
+        "amounts_add_up": float(adds_up_to_amount(g.graph, r0, g.rows, c0)
+                                or adds_up_to_amount(g.graph, c0, g.cols, r0)),
     }
 
 
