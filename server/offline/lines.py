@@ -108,14 +108,14 @@ def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[
         hits = [0] * len(members)
         positions = 0
         for other in others:
-            values = _figures(graph, members, other, flags)
-            if values is None:
+            found = _figures(graph, members, other, flags)
+            if found is None:
                 continue
             positions += 1
-            total = sum(values[0])
-            for k, v in enumerate(values[0]):
-                if abs(2 * v - total) <= values[1] and abs(v) > max(
-                        abs(o) for j, o in enumerate(values[0]) if j != k):
+            values, tol = found
+            total = sum(values)
+            for k, v in enumerate(values):
+                if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
                     hits[k] += 1
         best = max(range(len(members)), key=lambda k: hits[k])
         if hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions:
@@ -147,11 +147,12 @@ def adds_up_to_amount(graph: CellGraph, line: Line, lines: list[Line], other: Li
     members = [ln for ln in lines if [n.id for n in ln.path[:-1]] == [n.id for n in line.path[:-1]]]
     if len(members) < 4:
         return False
-    values = _figures(graph, members, other, legend(graph.table.notes), nil=True)
-    if values is None:
+    found = _figures(graph, members, other, legend(graph.table.notes), nil=True)
+    if found is None:
         return False
-    total = sum(values[0])
-    return any(abs(2 * v - total) <= values[1] and abs(v - 100) > 0.5 for v in values[0])
+    values, tol = found
+    total = sum(values)
+    return any(abs(2 * v - total) <= tol and abs(v - 100) > 0.5 for v in values)
 
 
 SUM_MIN_FIGURES = 2

@@ -31,7 +31,7 @@ where operations are mostly wrong, so the margin is wide and a derived measure o
 margin`, `what percent of X was Y`: the question names the operation) is never overruled."""
 EXPLICIT = frozenset({"measure", "percent_of"})
 """Operations the question names outright; `SWITCH_MARGIN` never overrules them."""
-UNMET = ("change", "share", "ratio", "average")
+CAPPED_UNMET = ("change", "share", "ratio", "average")
 UNMET_CAP = 0.5
 """The most confidence a plain lookup gets when the question asks a change, a share, a ratio or an
 average (the word is no label of the cell read) whose operands were not found: it reads some other
@@ -61,7 +61,7 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
         if compose and plan.parts:
             probs[i] = composed(plan, graph, headers, retriever)
     for i, (plan, feats) in enumerate(candidates):
-        if plan.operation == "lookup" and any(feats[f"unmet_{kind}"] for kind in UNMET):
+        if plan.operation == "lookup" and any(feats[f"unmet_{kind}"] for kind in CAPPED_UNMET):
             probs[i] = min(probs[i], UNMET_CAP)
     if candidates[0][0].unsupported:  # every candidate reads something other than what was asked
         probs = [min(p, UNSUPPORTED) for p in probs]
