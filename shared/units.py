@@ -25,6 +25,7 @@ SCALES = {
     "billion": "billion", "billions": "billion", "bn": "billion",
     "trillion": "trillion", "trillions": "trillion",
 }  # fmt: skip
+SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 SCALE_UNITS = frozenset(f"{scale}s" for scale in SCALES.values())
 """Units that are a scale alone (`(in millions)`): a currency label under them takes the scale."""
 CURRENCIES = {

@@ -260,3 +260,51 @@ def test_a_which_question_keeps_the_words_the_title_also_holds() -> None:
     assert asked <= which.qtoks
     amount = Grounder("How much operating loss did the segments report?", graph, infer_headers(graph), None)
     assert not asked & amount.qtoks
+
+
+LOANS = Table(text=[
+    ["Sector", "NPL ratio 2023", "NPL ratio 2024"],
+    ["Commercial lending", "", ""],
+    ["  Agriculture", "4.6%", "5.4%"],
+    ["  Manufacturing", "2.5%", "2.8%"],
+    ["  Construction", "9.8%", "11.1%"],
+    ["  Commercial real estate", "5.2%", "6.1%"],
+    ["  Transportation", "3.1%", "3.5%"],
+    ["Consumer lending", "", ""],
+    ["  Credit cards", "6.0%", "6.4%"],
+    ["  Auto loans", "1.2%", "1.3%"],
+])
+DEPOSITS = Table(text=[
+    ["Region", "Savings", "Total deposits"],
+    ["Northeast", "2,104,300", "7,912,400"],
+    ["Southeast", "1,220,900", "5,403,100"],
+    ["Midwest", "1,530,000", "6,250,800"],
+    ["West", "2,880,400", "9,120,300"],
+    ["Southwest", "800,200", "4,847,900"],
+], title="Deposits by Type and Region\n(in thousands of dollars)")
+UNEMPLOYMENT = Table(text=[
+    ["Month", "Seasonally adjusted rate"],
+    ["January 2023", "3.4"], ["February 2023", "3.6"], ["March 2023", "3.5"], ["April 2023", "3.4"],
+    ["May 2023", "3.7"], ["June 2023", "3.6"], ["July 2023", "3.5"], ["August 2023", "3.8"],
+    ["September 2023", "3.8"], ["October 2023", "3.9"], ["November 2023", "3.7"], ["December 2023", "3.7"],
+])
+
+WIND = Table(text=[
+    ["Energy source", "2019", "2020", "2021", "2022", "2023"],
+    ["Coal", "965,000", "773,000", "898,000", "832,000", "675,000"],
+    ["Wind", "295,882", "337,938", "378,197", "434,297", "425,235"],
+], title="Net generation by energy source\n(thousand megawatt-hours)")
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # the words before the counted noun say which members (`Commercial real estate` is not named)
+    (LOANS, "How many commercial lending sectors had an NPL ratio above 5% in 2024?", "3"),
+    # a bound said in billions, figures in thousands of dollars; said in the table's own unit
+    (DEPOSITS, "How many regions had total deposits above $6 billion?", "3"),
+    (WIND, "In how many of these years did wind generation exceed 400,000 thousand megawatt-hours?", "2"),
+    # a bound the members may equal; the question's year names no month
+    (UNEMPLOYMENT, "In how many months of 2023 was the seasonally adjusted rate 3.8 percent or higher?", "3"),
+])
+def test_counts_against_a_stated_bound(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("count", [answer])

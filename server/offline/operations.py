@@ -266,19 +266,24 @@ def asks_union(question: str) -> bool:
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
 _COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major)\s+)?"
-                    r"(?:(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)(?P<modifier>[a-z-]+)\s+)??"
+                    r"(?:(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)"
+                    r"(?P<modifier>[a-z-]+(?:\s+(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)"
+                    r"[a-z-]+)?)\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `how many of the listed countries`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
-points` ask a figure); after a word or a plural (`how many partner countries`, `how many sales
-reps`) the last plural is the head noun."""
+points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
+commercial lending sectors`, `how many sales reps`) the last plural is the head noun."""
 _UP = ("above", "over", "more", "greater", "higher", "exceed")
 _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
 """`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
 asked, not a count."""
 _STATED_BOUND = re.compile(
     r"\b(above|over|more\s+than|greater\s+than|higher\s+than|exceed(?:ed|s|ing)?|below|under|less\s+than|"
-    r"lower\s+than|fewer\s+than)\s+\$?(-?\d[\d,]*(?:\.\d+)?)")
+    r"lower\s+than|fewer\s+than)\s+\$?(-?\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|trillion|bn|mn)\b)?")
+_OR_BEYOND = re.compile(r"(?<![\d.])\$?(-?\d[\d,]*(?:\.\d+)?)\s*(?:percent|%)?\s+or\s+"
+                        r"(higher|more|above|greater|over|lower|less|below|fewer|under)\b")
+"""`3.8 percent or higher`, `100 or more`: a bound the members may equal."""
 _AGGREGATE_BOUND = re.compile(
     r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
     r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
@@ -296,6 +301,10 @@ class Count(NamedTuple):
     bound: float
     against: Literal["stated", "aggregate", "change"]
     reference: str = ""
+    scale: str = ""
+    """The scale a stated bound is said in (`above $6 billion`: `billion`)."""
+    inclusive: bool = False
+    """The members may equal the bound (`3.8 percent or higher`)."""
 
 
 def count_condition(question: str) -> Count | None:
@@ -309,7 +318,10 @@ def count_condition(question: str) -> Count | None:
     if noun is None:
         return None
     if m := _STATED_BOUND.search(q):
-        return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated")
+        return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated",
+                     scale=SCALES.get(m.group(3) or "", ""))
+    if m := _OR_BEYOND.search(q):
+        return Count(noun, _side(m.group(2)), float(m.group(1).replace(",", "")), "stated", inclusive=True)
     if m := _AGGREGATE_BOUND.search(q):
         return Count(noun, _side(m.group(1)), 0.0, "aggregate", m.group(2))
     if m := _SIGNED.search(q):  # `how many partner countries had a trade surplus`: above zero
@@ -337,17 +349,18 @@ def counted_noun(question: str) -> str | None:
     `how many million dollars`, nor a rate or change's size: `how many homicides per 100,000`)."""
     q = question.lower()
     counted = _COUNT.match(q)
-    if counted is None or {counted.group(2), counted.group("modifier")} & {
+    if counted is None or {counted.group(2), *(counted.group("modifier") or "").split()} & {
             *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or _FIGURE_ASKED.search(q):
         return None  # `how many thousand students`: a figure in thousands
     return counted.group(3) or counted.group(2)
 
 
-def count_modified(question: str) -> bool:
-    """The counted noun has a word before it (`how many police officers were there`): such a count
-    is a figure the table shows, not a section's members counted (`how many properties are in …`)."""
+def count_modifier(question: str) -> str | None:
+    """The words before the counted noun (`police` of `how many police officers were there`): such a
+    count is a figure the table shows, not a section's members counted (`how many properties are in
+    …`); in a count against a condition they say which members (`commercial lending sectors`)."""
     counted = _COUNT.match(question.lower())
-    return counted is not None and counted.group("modifier") is not None
+    return None if counted is None else counted.group("modifier")
 
 
 def _side(word: str) -> Literal["above", "below"]:

@@ -35,7 +35,7 @@ from celltrace.server.offline.lines import (
 from celltrace.shared.graph import Node, normalise_text
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
-from celltrace.shared.units import label_unit
+from celltrace.shared.units import SCALE_FACTORS, label_unit
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def solve_count(g: Grounder) -> Plan | None:
     if condition is None or (asked_interval(g.q) is not None and any(  # `more than 100 employees`
             ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
         return None  # over size classes: a sum of classes, not a count
-    noun, way, bound, against, reference = condition
+    noun, way, bound, against, reference, scale, inclusive = condition
     ref: Line | None = None
     if against == "aggregate":  # the members are the reference line's siblings
         said = set(label_tokens(reference))
@@ -370,22 +370,30 @@ def solve_count(g: Grounder) -> Plan | None:
     member = _category_test(stem)
     counted = [v for v in vals if member(v[1].text)] if member else []
     vals = counted if len(counted) >= 2 else vals  # `how many provinces`: not the country's line
-    noun_words = frozenset({stem} if stem else ())  # `how many wards` names no `Ward 2`, and the
-    measure_words = g.line_words(fixed) | noun_words  # measure's words name no member (`stay`: `St.`)
+    noun_words = frozenset({stem} if stem else ()) | set(label_tokens(ops.count_modifier(g.q) or ""))
+    noun_words |= g.q_years
+    measure_words = g.line_words(fixed) | noun_words  # `how many wards` names no `Ward 2`, `commercial
+    # lending sectors` no `Commercial real estate`, `in 2023` no `May 2023`, the measure's words no
+    # member (`stay`: `St.`)
     named = [label for _, label, _ in vals
              if not (g.matched(label) and set(g.matched(label)) <= measure_words)
              and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft]
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
         # match is no naming: `countries` is near `France`)
+    unit = g.h.unit_for(vals[0][2])  # `above $6 billion` of figures in thousands of dollars: above
+    if scale and unit is not None:  # 6,000,000 of them (figures of an unread unit: as said)
+        table_scale = next((s for s in SCALE_FACTORS if s in unit), None)
+        bound *= SCALE_FACTORS[scale] / (SCALE_FACTORS[table_scale] if table_scale else 1.0)
     met = [(label, node) for value, label, node in vals
-           if (value > bound if way == "above" else value < bound)]
+           if (value > bound if way == "above" else value < bound) or (inclusive and value == bound)]
     style = NumStyle(thousands=len(met) >= 1000)
     computed = ops.Computed(float(len(met)), str(len(met)), style, same_unit=False)
     shown = met or [(label, node) for _, label, node in vals]
     return Plan([computed.text], [node.id for _, node in shown],
                 [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
-                f"{len(met)} of {len(vals)} {axis}s {way} {bound:g}", computed=computed,
+                f"{len(met)} of {len(vals)} {axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
+                computed=computed,
                 stats={"rank_members": float(len(vals))})
 
 
@@ -397,7 +405,7 @@ def solve_section_count(g: Grounder) -> Plan | None:
     nothing else."""
     noun = ops.counted_noun(g.q)
     stem = next(iter(tokens(noun)), None) if noun else None
-    if stem is None or ops.count_condition(g.q) is not None or ops.count_modified(g.q):
+    if stem is None or ops.count_condition(g.q) is not None or ops.count_modifier(g.q) is not None:
         return None
     for axis, lines, measured in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         if stem in {t for ln in measured for n in ln.path for t in label_tokens(n.text)} or not names_members(
