@@ -264,11 +264,10 @@ def asks_union(question: str) -> bool:
 
 
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
+_MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+"
 _COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major)\s+)?"
-                    r"(?:(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)"
-                    r"(?P<modifier>[a-z-]+(?:\s+(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)"
-                    r"[a-z-]+)?)\s+)??"
+                    rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER})?)\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `how many of the listed countries`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
