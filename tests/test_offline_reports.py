@@ -308,3 +308,20 @@ WIND = Table(text=[
 def test_counts_against_a_stated_bound(table: Table, question: str, answer: str) -> None:
     plan, _ = run(table, question)
     assert (plan.operation, plan.answer) == ("count", [answer])
+
+
+LIFE = Table(text=[
+    ["Country", "Men 2000", "Men 2021", "Women 2000", "Women 2021"],
+    ["Canada", "76.7", "79.5", "81.7", "84.0"],
+    ["Japan", "77.7", "81.5", "84.6", "87.6"],
+    ["United States", "74.1", "73.5", "79.3", "79.3"],
+    ["OECD average", "74.0", "77.6", "80.2", "82.9"],
+])
+
+
+def test_a_change_asked_either_way_keeps_its_sign_and_a_people_names_its_country() -> None:
+    """`rise or fall … and by how much`: the later figure less the earlier, signed; `American` names
+    the `United States` line (vocabulary `[other_names]`)."""
+    question = "Did life expectancy for American men rise or fall from 2000 to 2021, and by how much?"
+    plan, _ = run(LIFE, question)
+    assert (plan.operation, plan.answer) == ("diff", ["-0.6"])

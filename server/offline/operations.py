@@ -401,8 +401,16 @@ _COMPARATIVES = frozenset({"less", "lower", "fewer", "down"})
 
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording); `or less`
-    and `less than 5` bound a group (`high school diploma or less`), they ask no decrease."""
-    return any(w in DECREASE_WORDS for w in words(_BOUND.sub(" ", question.lower())))
+    and `less than 5` bound a group (`high school diploma or less`), they ask no decrease; nor does
+    `did it rise or fall` (the change, signed)."""
+    q = question.lower()
+    return not _EITHER_WAY.search(q) and any(w in DECREASE_WORDS for w in words(_BOUND.sub(" ", q)))
+
+
+_UPS = r"(?:rise|rose|increase[ds]?|grow|grew|go up|went up)"
+_DOWNS = r"(?:fall|fell|decrease[ds]?|decline[ds]?|drop|dropped|go down|went down)"
+_EITHER_WAY = re.compile(rf"\b(?:{_UPS}\s+or\s+{_DOWNS}|{_DOWNS}\s+or\s+{_UPS})\b")
+"""`did it rise or fall`, `increase or decrease`: the direction is asked with the size."""
 
 
 _BOUND = re.compile(r"\bor (?:less|fewer|lower)\b|\b(?:less|fewer) than (?=\$?\d)")
