@@ -254,17 +254,24 @@ def _parts_of_year(g: Grounder, lines: list[Line]) -> list[Line]:
     if len(g.q_years) != 1:
         return []
     parts = [ln for ln in lines
-             if ln.label is not None and (m := _PART_OF_YEAR.match(normalise_text(ln.label.text)))
-             and (m.group(1) in g.q_years or any(label_year(n.text) in g.q_years for n in ln.path[:-1]))]
+             if ln.label is not None and (year := _year_of_part(ln.label.text)) is not None
+             and (year in g.q_years or any(label_year(n.text) in g.q_years for n in ln.path[:-1]))]
     named = any(ln.label is not None and g.mention(ln.label) >= 0.99 for ln in parts)
     return parts if len(parts) >= 2 and not named else []
 
 
-_PART_OF_YEAR = re.compile(
-    r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)|(?:first|second|third|fourth)\s+quarter|h[12]|"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)(?:[\s,/-]+((?:19|20)\d\d))?$")
-"""A quarter, half or month label, with its year or under it (`Q1`, `Q1 2023`, `2nd quarter`, `H1`,
-`Mar`)."""
+def _year_of_part(text: str) -> str | None:
+    """For a quarter, half or month label (`Q1`, `Q1 2023`, `2nd quarter`, `H1`, `Mar`), the year it
+    names with it, `""` when none; None for another label."""
+    month = label_month(text)
+    if month is not None:
+        return month[1] or ""
+    m = _QUARTER_LABEL.match(normalise_text(text))
+    return None if m is None else m.group(1) or ""
+
+
+_QUARTER_LABEL = re.compile(r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)"
+                            r"|(?:first|second|third|fourth)\s+quarter|h[12])(?:[\s,/-]+((?:19|20)\d\d))?$")
 
 
 EVERY_PERIOD = re.compile(

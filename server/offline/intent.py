@@ -46,7 +46,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import Line, value_cell
+from celltrace.server.offline.lines import SHARE_BASE, Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import (
@@ -238,13 +238,10 @@ def _other_base(g: Grounder, path: list[Node]) -> bool:
     whole (`what percentage of all union members …`) and no word of that base: a rate of another
     measure, not the share asked. A base of total words alone (`% of total`) is any whole."""
     bases = [set(label_tokens(m.group(1))) - AGGREGATE_STEMS
-             for n in path if (m := _BASE.search(n.text.lower())) is not None]
+             for n in path if (m := SHARE_BASE.search(n.text.lower())) is not None]
     said = set(label_tokens(g.q))
     return ops.share_whole(g.q) is not None and any(base and not base & said for base in bases)
 
-
-_BASE = re.compile(r"(?:\bpercent(?:age)?|\bshare|\bproportion|%)\s+of\s+(?:the\s+|all\s+)?([a-z][a-z ]*)")
-"""A percentage label's base: `Percent of employed`, `% of households`."""
 
 
 def _named_words(g: Grounder, line: Line) -> set[str]:

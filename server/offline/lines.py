@@ -176,9 +176,12 @@ def is_aggregate_label(node: Node) -> bool:
     return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
 
 
-OF_WHOLE = re.compile(r"(?:\bshares?|\bpercent(?:age)?s?|\bproportions?|%)\s+of\s+(?:the\s+)?(total)\b")
+_SHARE_OF = r"(?:\bshares?|\bpercent(?:age)?s?|\bproportions?|%)\s+of\s+"
+OF_WHOLE = re.compile(_SHARE_OF + r"(?:the\s+)?(total)\b")
 """A share's label naming its base (`Share of total (%)`, `% of total`): its `total` names the whole
 the line is a share of, not the line."""
+SHARE_BASE = re.compile(_SHARE_OF + r"(?:the\s+|all\s+)?([a-z][a-z ]*)")
+"""A percentage label's base: `Percent of employed`, `% of households`."""
 
 
 _BALANCE = re.compile(r"^\s*(?:(?:beginning|ending|opening|closing)\s+)?balances?\b.*?\b((?:19|20)\d\d)\b",

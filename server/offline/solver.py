@@ -57,10 +57,9 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
-    for i, (plan, _) in enumerate(candidates):
+    for i, (plan, feats) in enumerate(candidates):
         if compose and plan.parts:
             probs[i] = composed(plan, graph, headers, retriever)
-    for i, (plan, feats) in enumerate(candidates):
         if plan.operation == "lookup" and any(feats[f"unmet_{kind}"] for kind in CAPPED_UNMET):
             probs[i] = min(probs[i], UNMET_CAP)
     if candidates[0][0].unsupported:  # every candidate reads something other than what was asked
