@@ -26,7 +26,7 @@ the one holding a given cell) and says, in `Table.warnings`, when the choice was
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from celltrace.shared.flags import footnote_marks, is_note_key, unmarked
@@ -400,13 +400,28 @@ def _words(text: str) -> set[str]:
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
-    """The block sharing the most question words (ties: the larger block, then the upper one)."""
+    """The block sharing the most question words in its own text (its cells and the caption lines
+    right above it: `B. Lift revenue`, not the sheet's title over the first block), then in all its
+    text (ties: the larger block, then the upper one)."""
     asked = _words(question)
 
-    def score(b: Block) -> tuple[int, int, int]:
-        return (len(asked & _words(block_text(table, b))), b.cells, -b.r0)
+    def score(b: Block) -> tuple[int, int, int, int]:
+        own = replace(b, caption_rows=_own_caption(b))
+        return (len(asked & _words(block_text(table, own))), len(asked & _words(block_text(table, b))),
+                b.cells, -b.r0)
 
     return max(blocks, key=score)
+
+
+def _own_caption(block: Block) -> tuple[int, ...]:
+    """The caption rows next to the block (the run ending nearest it, past any blank row)."""
+    rows = sorted(block.caption_rows)
+    run = rows[-1:]
+    for r in reversed(rows[:-1]):
+        if r != run[0] - 1:
+            break
+        run.insert(0, r)
+    return tuple(run)
 
 
 def locate(table: Table, question: str | None = None, cell: tuple[int, int] | None = None) -> Table:

@@ -362,3 +362,29 @@ def test_tables_side_by_side_are_two_blocks_each_with_its_own_caption() -> None:
     sales = locate(SIDE_BY_SIDE, "What were sales in the East in 2023?")
     assert sales.title == "Table 1. Sales by region ($ thousands)" and sales.n_cols == 3
     assert "the sheet holds 2 tables" in sales.warnings[-1]
+
+
+STACKED = Table(text=[
+    ["Resort skier visits and lift revenue by ticket type", "", ""],
+    ["", "", ""],
+    ["A. Skier visits", "", ""],
+    ["(thousands of visits)", "2022/23", "2023/24"],
+    ["Adult day ticket", "284.3", "291.7"],
+    ["Season pass", "224.7", "261.0"],
+    ["Total", "509.0", "552.7"],
+    ["", "", ""],
+    ["B. Lift revenue", "", ""],
+    ["(thousands of dollars)", "2022/23", "2023/24"],
+    ["Adult day ticket", "37,598", "37,928"],
+    ["Season pass", "9,747", "11,743"],
+    ["Total", "47,345", "49,671"],
+])  # fmt: skip
+
+
+def test_the_sheet_title_over_stacked_tables_picks_none_of_them() -> None:
+    """The title above the first table names both (`… and lift revenue`): each table's own caption
+    (`B. Lift revenue`) and cells decide which one a question means."""
+    revenue = locate(STACKED, "What was lift revenue from adult day tickets in 2023/24?")
+    assert revenue.text[-1] == ["Total", "47,345", "49,671"]
+    visits = locate(STACKED, "How many skier visits did season passes account for in 2022/23?")
+    assert visits.text[-1] == ["Total", "509.0", "552.7"]
