@@ -115,10 +115,15 @@ def parse_unit(text: str) -> str | None:
         elif w in MEASURES:
             measure = MEASURES[w]
         elif w not in FILLER:
-            return None
+            counted = _SCALE_OF.fullmatch(t)  # `thousands of enplaned and deplaned passengers`
+            return f"{SCALES[counted.group(1)]}s" if counted and not (currency or measure) else None
     if percent:
         return None if scale or currency or measure else "percent"
     return _compose(scale, currency, measure, per)
+
+
+_SCALE_OF = re.compile(rf"(?:in\s+)?({'|'.join(SCALES)})\s+of\s+[a-z]+(?:[\s-]+[a-z]+){{0,4}}")
+"""A count in a scale (`thousands of passengers`): the scale is its unit."""
 
 
 def _compose(scale: str, currency: str, measure: str, per: str) -> str | None:

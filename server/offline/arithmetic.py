@@ -27,6 +27,7 @@ from celltrace.server.offline.grounding import (
     label_month,
     label_year,
     line_year,
+    month_range,
     names_a_size,
     period_end,
     period_phrases,
@@ -59,9 +60,9 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         if lab is None or (g.mention(lab) < 0.99 and not (
                 lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
             continue
-        key = normalise_text(lab.text)
-        if key not in best or g.line_score(ln) > g.line_score(best[key][1]):
-            best[key] = (lab, ln)
+        key = normalise_text(g.head(lab.text))  # without its unit: `passengers (thousands)` is
+        if key not in best or g.line_score(ln) > g.line_score(best[key][1]):  # said inside `revenue
+            best[key] = (lab, ln)  # passenger miles`
     periods = [k for k in best if label_year(k) is None]
     out = sorted(((question_position(g, lab), ln, k) for k, (lab, ln) in best.items()
                   if not _within_a_period(k, periods)), key=lambda x: x[0])
@@ -69,7 +70,7 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     # all their words when the question quotes it ("revenue" inside "cargo revenue", "net income"
     # inside "net interest income"; not in "percentage of revenue was cost of revenue")
     keys = [k for _, _, k in out]
-    held = {k: set(ops.words(k)) for k in keys}
+    held = {k: set(label_tokens(k)) for k in keys}
     return [(pos, ln) for pos, ln, k in out if not compose.said_only_inside(g.qnorm, k, [
         o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
 
@@ -195,8 +196,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         elif op == "sum" and not (joined(g) or _total_over_span(g.q, chosen)):
             continue
         elif op == "sum":  # a line labelled `Total` alone is no part of a sum: `total` asked the sum
-            chosen = [ln for ln in chosen
-                      if not (ln.label and set(label_tokens(ln.label.text)) <= AGGREGATE_STEMS)]
+            chosen = [ln for ln in chosen  # nor a subtotal beside its own parts (`Subtotal, income
+                      if not (ln.label and set(label_tokens(ln.label.text)) <= AGGREGATE_STEMS)  # taxes`)
+                      and not (is_aggregate(ln) and len(ln.path) > 1 and any(  # in one section
+                          _siblings(o, ln) and not is_aggregate(o) for o in chosen))]
             if len(chosen) < 2:
                 continue
         if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
@@ -226,25 +229,59 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                  if op == "average" and _per_member(g, axis, [ln for ln in members if not is_aggregate(ln)])]
         spans = [(fixed, axis, within) for fixed, axis, members in sides
                  if (within := _parts_of_year(g, members))]
+        periodic = [side for side in sides if every and _periods(side[2])]
         if len(named) == 1:  # `per department`: over the rows the noun names, whatever the best line
             fixed, axis, members = named[0]
         elif len(spans) == 1:  # `over the four quarters of 2023`: the quarters under `2023`
             fixed, axis, members = spans[0]
+        elif len(periodic) == 1:  # `over the four quarters shown`: the side of periods
+            fixed, axis, members = periodic[0]
         elif g.line_score(best_row) >= g.line_score(best_col):
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
         members = [ln for ln in members if not is_aggregate(ln)]
+        # `over the four quarters shown`: the periods beside the best line (`Number of Sales`)
+        best = best_col if axis == "col" else best_row
+        members = _beside_best(members, best, every.group(1) if every else None, op)
         if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or (
                 op == "average" and _per_member(g, axis, members))):
             return None
-        if op == "sum" and not _additive(g, axis, members, fixed):
+        if op == "sum" and not _additive(g, axis, members, fixed, titled=not every):
             return None
         count = every.group(1) if every else None
         if count and count != "all" and int(CARDINALS.get(count, count)) != len(members):
             return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
+
+
+def _is_period(line: Line) -> bool:
+    """The line's label is a year or a part of one (`2023 Q3`, `Mar`)."""
+    text = line.label.text if line.label is not None else ""
+    return bool(text) and (is_year_text(text) or _year_of_part(text) is not None)
+
+
+def _periods(lines: list[Line]) -> bool:
+    """Two lines at least are periods (`_is_period`)."""
+    return sum(map(_is_period, lines)) >= 2
+
+
+def _siblings(a: Line, b: Line) -> bool:
+    """Two lines under the same parent labels."""
+    return a.index != b.index and [n.id for n in a.path[:-1]] == [n.id for n in b.path[:-1]]
+
+
+def _beside_best(members: list[Line], best: Line, count: str | None, op: ops.Op) -> list[Line]:
+    """`members`, or those under the same parent labels as `best` when an average's members sit
+    under several (`Number of Sales` and `Median Sales Price` over the same quarters) or the
+    question's count (`four`) is theirs rather than every member's."""
+    siblings = [ln for ln in members if ln.index == best.index or _siblings(ln, best)]
+    if count is not None and count != "all":
+        n = int(CARDINALS.get(count, count))
+        return siblings if n != len(members) and n == len(siblings) else members
+    mixed = op == "average" and len({tuple(n.id for n in ln.path[:-1]) for ln in members}) > 1
+    return siblings if mixed and len(siblings) >= 2 else members
 
 
 def _parts_of_year(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -266,10 +303,12 @@ def _year_of_part(text: str) -> str | None:
     month = label_month(text)
     if month is not None:
         return month[1] or ""
-    m = _QUARTER_LABEL.match(normalise_text(text))
+    m = _QUARTER_LABEL.match(normalise_text(text)) or _YEAR_QUARTER.match(normalise_text(text))
     return None if m is None else m.group(1) or ""
 
 
+_YEAR_QUARTER = re.compile(r"^((?:19|20)\d\d)[\s/-]*(?:q[1-4]|h[12])$")
+"""A quarter or half written after its year (`2023 Q3`)."""
 _QUARTER_LABEL = re.compile(r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)"
                             r"|(?:first|second|third|fourth)\s+quarter|h[12])(?:[\s,/-]+((?:19|20)\d\d))?$")
 
@@ -414,8 +453,7 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
     or every period the table shows when the question names none (`average revenue` on a statement
     of three years). `average income` over groups is a statistic to read, not to compute."""
-    return _period(g.q) or (not g.q_years and bool(members) and all(
-        ln.label is not None and is_year_text(ln.label.text) for ln in members))
+    return _period(g.q) or (not g.q_years and bool(members) and all(map(_is_period, members)))
 
 
 def solve_classes(g: Grounder) -> Plan | None:
@@ -803,8 +841,9 @@ _PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:19|20)
 
 
 def _period(q: str) -> bool:
-    """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`: a span of periods."""
-    return bool(_PERIOD.search(q.lower()))
+    """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`, `over January to June`: a span of
+    periods."""
+    return bool(_PERIOD.search(q.lower())) or month_range(q) is not None
 
 
 def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:

@@ -14,13 +14,14 @@ Every function returns lines (or a rewritten plan); the arithmetic itself is `op
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, TypeAlias
 
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, is_aggregate
+from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 
@@ -72,10 +73,11 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
             nodes[n.id] = n
             under.setdefault(n.id, set()).add(ln.index)
     texts = [normalise_text(n.text) for n in nodes.values()]
+    held = Counter(t for n in nodes.values() for t in set(label_tokens(n.text)))
     named = [
         n for n in nodes.values()
         if len(under[n.id]) < len(lines) and texts.count(normalise_text(n.text)) == 1
-        and g.mention(n) >= OPERAND_MIN_MENTION
+        and (g.mention(n) >= OPERAND_MIN_MENTION or _first_word_named(g, n, held))
     ]
     by_key = {normalise_text(n.text): n for n in named}
 
@@ -88,6 +90,13 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
         if not said_only_inside(g.qnorm, k, [o for o in by_key if k != o and f" {k} " in f" {o} "
                                              and not own_total(k, o)])
     ]
+
+
+def _first_word_named(g: Grounder, node: Node, held: Counter[str]) -> bool:
+    """The question says the label's first word, which no other label here holds: a name by its
+    first word (`Atlanta` for `Atlanta Hartsfield-Jackson (ATL)`)."""
+    toks = label_tokens(node.text)
+    return bool(toks) and held[toks[0]] == 1 and g.matched(node).get(toks[0], 0.0) >= 1.0
 
 
 def said_only_inside(question: str, label: str, longer: list[str]) -> bool:
@@ -217,20 +226,23 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
                  and not (whole_named and s <= {whole_named.index})
                  and not (len(s) > 1 and is_period_label(n.text))  # `in 2023` over a group: no part
                  and not (g.matched(n) and g.matched(n).keys() <= PERCENT_STEMS)  # nor `Percent of employed`
-                 # named by `percentage` alone
+                 # named by `percentage` alone, nor a percentage itself (`RN share of nursing FTEs`)
+                 and not PERCENT_STEMS & set(label_tokens(n.text)) and "%" not in n.text
                  and (_said_beside(g, n) or not (inside or (phrase and is_period_label(n.text))))]
         if not named and not whole_named and not strict:
             # a group's own total named (`West Total` of a pivot table) is a part of the other totals
             named = [(n, s) for n, s in operand_nodes(g, lines) if _all_aggregate(lines, s)]
             totals = [ln for ln in totals if not any(ln.index in s for _, s in named)]
-        if not totals or not named:
+        if not named and whole_named is not None:
+            named = _part_in_named_group(g, lines, whole_named)
+        if not named:
             continue
         # a label the question names whole before one it names in part (`Current assets`, not
         # `Intangible assets` by the `assets` of `total assets`); equally near: one it says verbatim
-        # (`Net income`, not `Other income, net`)
+        # (`Net income`, not `Other income, net`), then the most said (`Line E - Packaging` of `Line E`)
         node, members = min(named, key=lambda ns: (g.mention(ns[0]) < FULL_MENTION,
                                                    _distance(_position(g, ns[0]), anchor),
-                                                   not g.verbatim(ns[0])))
+                                                   not g.verbatim(ns[0]), -g.mention(ns[0])))
         dist = _distance(_position(g, node), anchor)
         if best is not None and dist >= best[0]:
             continue
@@ -238,12 +250,27 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         wholes = [ln for ln in totals if ln.index != part.index]  # a share of itself is none
         if is_aggregate(part):  # a group's own total (`Total, Northern Region`) is a part of a total
             wholes = [ln for ln in wholes if len(ln.path) < len(part.path)] or wholes  # above it
+        fixed = _count_line(g, other)
+        # no total line of its own: the total of the part's group among other headings (`Total >
+        # Dec 2024` over the locations)
+        wholes = wholes or group_totals(g.graph, part, lines, other)
         if not wholes:
             continue
         whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
-        fixed = _count_line(g, other)
         best = (dist, axis, [part, whole], fixed)
     return None if best is None else best[1:]
+
+
+def _part_in_named_group(g: Grounder, lines: list[Line], whole: Line) -> list[Operand]:
+    """Lines said beside the whole's phrase under the heading that phrase names most (`Foreign` under
+    `Income before income taxes:` for `percentage of income before income taxes … in foreign
+    jurisdictions`, not the `Foreign` lines of the provision): a label repeated under several
+    headings, which `operand_nodes` leaves out."""
+    phrase = set(label_tokens(ops.share_whole(g.qnorm) or ""))
+    found = [(len(phrase & {t for n in ln.path[:-1] for t in label_tokens(n.text)}), ln) for ln in lines
+             if ln.label is not None and ln.index != whole.index and _said_beside(g, ln.label)]
+    most = max((k for k, _ in found), default=0)
+    return [(ln.label, frozenset({ln.index})) for k, ln in found if most and k == most and ln.label]
 
 
 PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))
@@ -253,24 +280,36 @@ PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))
 def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:
     """The line the question names as the whole (`what percentage of revenue was …` → `Revenue`;
     `of Canada's employment` → `Canada`): its label is the named phrase or its possessor, a leading
-    `total`/`all` aside; the first such line."""
+    `total`/`all` aside; the first such line. Else the total line, or the line heading a group,
+    whose other words the phrase all says (`Total fatalities` for `all traffic fatalities`, not
+    `Total nonoccupants`; `Water` over its kinds for `water tonnage`), the fullest."""
     phrase = ops.share_whole(g.qnorm)
     if phrase is None:
         return None
     bare = _TOTAL_PREFIX.sub("", normalise_text(phrase))
     owner = _POSSESSOR.match(bare)  # `canada's employment`: the whole is Canada
     names = {bare, owner.group(1)} if owner else {bare}
-    return next((ln for ln in lines if ln.label is not None
-                 and _TOTAL_PREFIX.sub("", normalise_text(ln.label.text)) in names), None)
+    labelled = [(ln, _TOTAL_PREFIX.sub("", normalise_text(ln.label.text)))
+                for ln in lines if ln.label is not None]
+    found = next((ln for ln, text in labelled if text in names), None)
+    if found is not None:
+        return found
+    said = set(label_tokens(bare))
+    heads = {n.id for ln in lines for n in ln.path[:-1]}
+    partial = [(len(own), -ln.index, ln) for ln, text in labelled if (is_aggregate(ln) or (
+        ln.label is not None and ln.label.id in heads)) and (own := set(label_tokens(text))) and own <= said]
+    return max(partial)[2] if partial else None
 
 
 _POSSESSOR = re.compile(r"^(.+?)'s\b")
 
 
 def _said_beside(g: Grounder, node: Node) -> bool:
-    """Whether the question names a word of the label outside the whole it names (the word itself,
-    or one the label matches through the vocabulary or as initials: `nasa`)."""
-    rest = g.qnorm.replace(ops.share_whole(g.qnorm) or "\0", " ", 1)
+    """Whether the question names a word of the label outside the whole it names with its leading
+    `total` or `all` (the word itself, or one the label matches through the vocabulary or as
+    initials: `nasa`)."""
+    m = ops.SHARE_WHOLE.search(g.qnorm)  # `percentage of total headcount` left out
+    rest = g.qnorm[:m.start()] + " " + g.qnorm[m.end(1):] if m else g.qnorm
     matched, said = g.matched(node), set(words(rest))
     return bool(set(label_tokens(node.text)) & set(label_tokens(rest))) or any(
         stem in matched and word in said for word, stem in g.qwords)
@@ -289,11 +328,15 @@ def _all_aggregate(lines: list[Line], members: frozenset[int]) -> bool:
 
 
 def _whole_rank(g: Grounder, part: Line, total: Line) -> tuple[int, float, int, int]:
+    """The part's own group's total when the question names the group (not only by words of the
+    part's own label: `Fairhaven Unified School District` names no `School Districts`), then the
+    most mentioned, the most generic (fewest words), the last."""
     shared = 0
     for x, y in zip(part.path[:-1], total.path[:-1], strict=False):
         if x.id != y.id:
             break
-        shared += 1
+        shared += bool(set(label_tokens(x.text)) - set(label_tokens(part.label.text if part.label else ""))
+                       & {st for _, st in g.qwords})  # said apart from the part's own label
     label = total.label
     mention = round(g.mention(label), 1) if label else 0.0
     n_words = len(label_tokens(label.text)) if label else 0
@@ -303,9 +346,12 @@ def _whole_rank(g: Grounder, part: Line, total: Line) -> tuple[int, float, int, 
 def _count_line(g: Grounder, lines: list[Line]) -> Line:
     """The best-grounded line that holds counts rather than percentages (a share is computed)."""
     ranked = [ln for _, ln in g.best(lines)]
-    counts = [ln for ln in ranked if not any("percent" in label_tokens(n.text) or "%" in n.text
-                                             for n in ln.path)]
+    counts = [ln for ln in ranked if not any(PERCENT_STEMS & set(label_tokens(n.text)) or "%" in n.text
+                                             for n in ln.path)]  # nor a share (`… share of lunches`)
     return (counts or ranked)[0]
+
+
+_SIGNED_CHANGE = re.compile(r"\bchang|\bdiffer(?!ent\b)")
 
 
 def opposite_of_decrease(g: Grounder, plan: Plan) -> Plan:
@@ -313,7 +359,8 @@ def opposite_of_decrease(g: Grounder, plan: Plan) -> Plan:
     on X`: a statement shows `(150)`) on a negative cell: its magnitude. A decrease word of a label
     the question quotes whole (`Churned and contraction ARR`) asks none."""
     question = g.q
-    outflow = ops.asks_outflow(question)
+    outflow = ops.asks_outflow(question) and not _SIGNED_CHANGE.search(g.qnorm)  # `how much did paid
+    # claims change` asks a signed change, not what was paid
     quoted = [g.graph.node(i) for i in plan.header_nodes if g.verbatim(g.graph.node(i))]
     own = {w for n in quoted for w in ops.words(n.text)}
     decrease = ops.asks_decrease(question) and not (ops.DECREASE_WORDS & set(ops.words(question))) <= own

@@ -108,6 +108,11 @@ INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
 quarter`) when the question names a year and no shorter period: the year's figure is asked."""
 
+_SIGN_LEGEND = re.compile(
+    r"^(?:positive|favou?rable|increase|over|gain|surplus)\s*[(/]\s*"
+    r"(?:negative|unfavou?rable|decrease|under|loss|deficit)\s*\)?$")
+"""A label that only says how signs read (`Positive (Negative)`, `Favorable (Unfavorable)`)."""
+_UNIT_AFTER = re.compile(r"\s*\(([^()]*)\)\s*$")
 _EXCLUDING = re.compile(
     r"\b(?:excluding|except|excl\.|other than|not including|net of|excluded from)\b(.*)$")
 """A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
@@ -229,6 +234,7 @@ class Grounder:
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
+        self.q_month_range = None if _FROM_MONTH.search(self.qnorm) else month_range(self.qnorm)
         self.flags = legend(graph.table.notes)
         """Quality flags the notes under the table define (`E use with caution`, `r revised`)."""
         worded = _EXCLUDED_ASIDE.sub(" ", question)  # `Disagree (not strongly)`: no label is named by
@@ -492,12 +498,17 @@ class Grounder:
         summed and compared (`which province had the highest rate` when the highest shows `12.8E`)."""
         return ops.parse(self.figure(node.text))
 
-    def _head(self, text: str) -> str:
+    def head(self, text: str) -> str:
         """A label without the clause naming what it leaves out (`Long-term debt, net of current
-        portion` → `Long-term debt`), unless the question excludes too: words it never matches
-        (`_matches`) do not make the label less completely mentioned."""
+        portion` → `Long-term debt`), unless the question excludes too, and without a closing unit
+        (`($M)`, `(000s)`): words it never matches (`_matches`) do not make the label less completely
+        mentioned."""
         cut = _EXCLUDING.search(normalise_text(text))
-        return cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
+        text = cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
+        unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
+        if unit is not None and unit.start() > 0 and parse_unit(unit.group(1).split(",")[0]):  # period
+            return text[:unit.start()]  # end)`: its unit is no word to say
+        return text
 
     def matched(self, node: Node) -> dict[str, float]:
         m = self._match.get(node.id)
@@ -524,6 +535,8 @@ class Grounder:
             return 1.0
         if acronym(text) & self.qtoks:
             return 1.0
+        if self.q_month_range is not None and month_range(text) == self.q_month_range:
+            return 1.0  # `Jan–Jun Total` for `issued January–June`
         month = label_month(text)
         if month is not None and self.q_months:  # `Mar-21` for `in March 2021`, not for `in 2021`
             year_fits = month[1] is None or not self.q_years or month[1] in self.q_years
@@ -536,7 +549,7 @@ class Grounder:
         polar = polar_label(text)
         if polar is not None:  # `No` has no content word: named only as `_match_polar` found
             return self.matched(node).get(polar, 0.0)
-        ltoks = label_tokens(self._head(node.text))
+        ltoks = label_tokens(self.head(node.text))
         own = [t for t in ltoks if t not in known]
         ltoks = own if own and not set(own) <= AGGREGATE_STEMS else ltoks
         ltoks = [t for t in ltoks if t not in _SUBTOTAL_STEMS] or ltoks
@@ -698,7 +711,7 @@ class Grounder:
         count; 1 for a label quoted whole. Word order tells labels of the same words apart: `did not
         have children under 6 in 2006 or 2016` names that line, not `had children under 6 in 2006,
         not in 2016`."""
-        label = words(self._head(node.text))
+        label = words(self.head(node.text))
         if len(label) < 2 or self.mention(node) < 1.0:
             return 0.0
         q = self._qword_seq
@@ -732,8 +745,11 @@ class Grounder:
             named = all(self.mention(n) >= 0.99 for n in line.path  # `Land-use change and forestry
                         if _CHANGE_STEMS & set(label_tokens(n.text)))  # (LULUCF)` asked as `LULUCF`
             change = CHANGE_FIT * sign * gives_change(line) * (sign > 0 or not named)
+            own = line.label  # a sign legend (`Variance > Positive (Negative)`) leaves its parent named
+            if len(line.path) > 1 and _SIGN_LEGEND.match(normalise_text(own.text)):
+                own, known = line.path[-2], frozenset(t for n in line.path[:-2] for t in label_tokens(n.text))
             bonus = self._bonuses[key] = (
-                0.3 * self.mention(line.label, known) + 0.05 * parents + exact - rest - precision + whole_year
+                0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year
                 - interim + change)
         return bonus
 
@@ -933,6 +949,20 @@ _ASKED_MONTH = re.compile(
     rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
     r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")
 """A month the question names: its name or abbreviation (`may` after `in`/`from`/… or before a number)."""
+
+
+_MONTH_RANGE = re.compile(
+    rf"\b({'|'.join(_MONTH_WORDS)})\.?\s*(?:[-–]|\bto\b|\bthrough\b)\s*({'|'.join(_MONTH_WORDS)})\b")
+"""A span of months (`January–June`, `Jan-Jun`, `April through September`)."""
+_FROM_MONTH = re.compile(rf"\bfrom\s+(?:{'|'.join(_MONTH_WORDS)})\b")
+"""`from January to June`: two months compared, rather than the span between them."""
+
+
+def month_range(text: str) -> tuple[int, int] | None:
+    """The first and last month a span names (`January–June`, `Jan-Jun Total`, `April through
+    September`), None without one."""
+    m = _MONTH_RANGE.search(normalise_text(text))
+    return None if m is None else (_MONTHS.index(m.group(1)[:3]) + 1, _MONTHS.index(m.group(2)[:3]) + 1)
 
 
 _EARLIER = r"(?:from|than|over) (?:a|one|the previous|the prior|the past) {}(?: earlier| ago)?"

@@ -109,7 +109,7 @@ def candidates(g: Grounder) -> list[Plan]:
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
-            g.spans_years and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
+            (g.spans_years or EVERY_PERIOD.search(g.qnorm)) and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm))
          and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
@@ -235,12 +235,15 @@ def _lookup_is_percent(g: Grounder) -> bool:
 
 def _other_base(g: Grounder, path: list[Node]) -> bool:
     """A percentage label naming its base (`Percent of employed`) where the question names another
-    whole (`what percentage of all union members …`) and no word of that base: a rate of another
-    measure, not the share asked. A base of total words alone (`% of total`) is any whole."""
-    bases = [set(label_tokens(m.group(1))) - AGGREGATE_STEMS
+    whole (`what percentage of all union members …`) and no word of that base, or naming a part the
+    question does not say (`Free and reduced-price share of lunches` for `what share of all lunches
+    were served by Ashford`): a rate of another measure, not the share asked. A base of total words
+    alone (`% of total`) is any whole."""
+    found = [(set(label_tokens(n.text.lower()[:m.start()])), set(label_tokens(m.group(1))) - AGGREGATE_STEMS)
              for n in path if (m := SHARE_BASE.search(n.text.lower())) is not None]
     said = set(label_tokens(g.q))
-    return ops.share_whole(g.q) is not None and any(base and not base & said for base in bases)
+    return ops.share_whole(g.q) is not None and any(
+        (base and not base & said) or (part and not part & said) for part, base in found)
 
 
 

@@ -220,7 +220,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
             out[st] = 0.8
             continue
-        if any((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr) for lr in lraw):
+        if any(((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr))
+               and not _superlative(lr, raw) for lr in lraw):
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
@@ -266,6 +267,14 @@ DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic", "pt
 def same_word(a: str, b: str) -> bool:
     """Two stems of one word (`withdrawn` ~ `withdraw`): equal, or one derived from the other."""
     return a == b or _derived(a, b) or _derived(b, a)
+
+
+def _superlative(a: str, b: str) -> bool:
+    """One word is the other's superlative (`high` ~ `highest`, `big` ~ `biggest`): no abbreviation
+    of it (`highest` names no `High Dependency Unit`; a comparative still names its base: `lower` the
+    option `Low` of a choice)."""
+    short, long = sorted((a, b), key=len)
+    return long in (short + "est", short + short[-1:] + "est", short[:-1] + "iest")
 
 
 def _derived(base: str, stem: str) -> bool:

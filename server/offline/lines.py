@@ -13,9 +13,10 @@ from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.numbers import is_year_text, parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
-    {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals", "benchmark"})
-"""Labels of aggregate and reference lines (`National benchmark`), skipped when ranking the members
-of a group (argmax, pair)."""
+    {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals", "benchmark",
+     "consolidated"})
+"""Labels of aggregate and reference lines (`National benchmark`, `Consolidated revenue` over the
+segments), skipped when ranking the members of a group (argmax, pair)."""
 
 
 @dataclass
@@ -44,12 +45,24 @@ def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
     return graph.node_at(row.index, col.index)
 
 
+def on_line(line: Line, n: Node) -> bool:
+    """The label sits on the line itself (beside its name), not above it as a section."""
+    return n.r0 == n.r1 == line.index if line.axis == "row" else n.c0 == n.c1 == line.index
+
+
 def side_by_side(line: Line) -> bool:
     """Every label on the line's path sits on the line itself (`Webinar Promo | Email | 02-Apr-24`),
     none above it as a section."""
-    def on_line(n: Node) -> bool:
-        return n.r0 == n.r1 == line.index if line.axis == "row" else n.c0 == n.c1 == line.index
-    return len(line.path) > 1 and all(on_line(n) for n in line.path)
+    return len(line.path) > 1 and all(on_line(line, n) for n in line.path)
+
+
+def name_label(line: Line) -> Node | None:
+    """The line's name: its label, or the one beside it when the label is a code (`All causes |
+    A00-Y89`)."""
+    label = line.label
+    if len(line.path) > 1 and label is not None and is_code(label.text) and on_line(line, line.path[-2]):
+        return line.path[-2]
+    return line.label
 
 
 _CODE = re.compile(r"^[A-Za-z]{0,5}[-_/.]?\d\S*$")
@@ -75,7 +88,8 @@ NIL_MARKS = frozenset(("-", "--", "–", "—", "‒", "―"))
 
 def is_aggregate(line: Line) -> bool:
     """A total line: its label says so (`Total`, `All ages`) or its figures add up its siblings'."""
-    return line.sums or (line.label is not None and is_aggregate_label(line.label))
+    name = name_label(line)
+    return line.sums or (name is not None and is_aggregate_label(name))
 
 
 def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
@@ -153,6 +167,26 @@ def adds_up_to_amount(graph: CellGraph, line: Line, lines: list[Line], other: Li
     values, tol = found
     total = sum(values)
     return any(abs(2 * v - total) <= tol and abs(v - 100) > 0.5 for v in values)
+
+
+def group_totals(graph: CellGraph, part: Line, lines: list[Line], others: list[Line]) -> list[Line]:
+    """Lines under an aggregate label outside `part`'s group (same parent labels) whose figures are
+    the sum of that group's wherever all show one, at `SUM_MIN_FIGURES` positions at least: `Total >
+    Dec 2024` over the office locations, not `Total > Dec 2023` beside it."""
+    parent = [n.id for n in part.path[:-1]]
+    group = [ln for ln in lines if [n.id for n in ln.path[:-1]] == parent]
+    if len(group) < 3:
+        return []
+    flags = legend(graph.table.notes)
+    inside = {ln.index for ln in group}
+    out = []
+    for ln in lines:
+        if ln.index in inside or not under_aggregate(ln):
+            continue
+        found = [f for other in others if (f := _figures(graph, [*group, ln], other, flags, nil=True))]
+        if len(found) >= SUM_MIN_FIGURES and all(abs(2 * v[-1] - sum(v)) <= tol for v, tol in found):
+            out.append(ln)
+    return out
 
 
 SUM_MIN_FIGURES = 2

@@ -17,7 +17,7 @@ from celltrace.server.offline.grounding import (
     stated_values,
 )
 from celltrace.server.offline.lexicon import label_tokens, word_stems
-from celltrace.server.offline.lines import Line, has_value, side_by_side, value_cell
+from celltrace.server.offline.lines import Line, has_value, on_line, value_cell
 from celltrace.shared.graph import Node, normalise_text
 
 
@@ -108,11 +108,12 @@ def _named_label(g: Grounder, row: Line) -> Node | None:
         if _heads(g, first, [words[:k] for k in range(1, len(words) + 1)]):
             return first
     m = _WHAT_THE_NOUNS.match(g.qnorm)
-    if m is None or not side_by_side(row):
+    beside = [n for n in row.path if on_line(row, n)]  # under a section too (`Housing and controls`)
+    if m is None or len(beside) < 2:
         return None
     words = m.group(1).split()
     spans = [words[i:j] for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
-    return next((n for n in row.path[1:] if has_value(n) and g.mention(n) < 1.0 and _heads(g, n, spans)),
+    return next((n for n in beside[1:] if has_value(n) and g.mention(n) < 1.0 and _heads(g, n, spans)),
                 None)
 
 

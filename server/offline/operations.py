@@ -47,7 +47,7 @@ MORE_WORDS = _vocab(
     """
     more most higher highest larger largest greater greatest bigger biggest maximum max top
     increase increased better best likelier likeliest older oldest longer longest taller tallest
-    heavier heaviest pricier priciest farther farthest furthest stronger strongest
+    heavier heaviest pricier priciest farther farthest furthest stronger strongest peak peaked
     """
 )
 LESS_WORDS = _vocab(
@@ -80,8 +80,12 @@ SHARE_OF_WHOLE = re.compile(r"\b(?:percent|percentage|proportion|share)s?\b.*\ba
 AS_A_SHARE = re.compile(r"\bas an? (?:percent(?:age)?|proportion|share|fraction) of\b")
 SHARE_WHOLE = re.compile(
     r"\b(?:percent(?:age)?|proportion|share|fraction)s? of (?:the |all |total )*(.+?)"
-    r"(?=\s(?:was|were|is|are|did|do|does|in|for|at|during|by|from|that|who|which|had|has|have)\b|[,?.;]|$)")
-"""The whole a share names (`what percentage of revenue was …` → `revenue`)."""
+    r"(?=\s(?:was|were|is|are|did|do|does|in|on|to|into|among|across|through|for|at|during|by|from"
+    r"|that|who|which|had|has|have"
+    r"|comes?|came|go|goes|went|works?|lives?|belongs?|receives?|received|falls?|fell|rises?|rose"
+    r"|takes?|took|says?|said|spends?)\b|[,?.;]|$)")
+"""The whole a share names (`what percentage of revenue was …` → `revenue`), up to a verb (`of total
+headcount works remotely` → `headcount`; never its first word)."""
 DECREASE_WORDS = _vocab(
     """
     decrease decreased decreases decreasing decline declined declines declining drop dropped drops
@@ -148,9 +152,11 @@ LARGEST_DECREASE = re.compile(
     r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest|fastest)\s+"
     r"(?:(?:[a-z]+\s+){0,2}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
     r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?(?:most|fastest)\b"
+    r"|\b(?:largest|biggest|greatest|most)\s+negative\b"
 )
-"""`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`: the most
-negative change, a minimum over signed changes (`the largest net loss` is the largest loss)."""
+"""`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`, `the largest
+negative variance`: the most negative change, a minimum over signed changes (`the largest net loss` is
+the largest loss)."""
 _PACE = r"(fastest|faster|quickest|slowest|slower)"
 _PACED_GROWTH = re.compile(rf"\b{_PACE}[- ]+(?:[a-z]+\s+){{0,2}}?(?:growth|growing|increase|rise|rising|gain)"
                            rf"|\b(?:grew|grown|grows|growing|increased|rose|risen|gained)\s+(?:the\s+)?{_PACE}\b")
@@ -199,12 +205,15 @@ COMPARATIVE_THAN = re.compile(
     r"(?:\S+\s+){0,10}?than\b"
     r"|(?<=\bmany points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
     r"|(?<=\bpercentage points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
+    r"|(?<=\bby how many )(?:\S+\s+){1,10}?(?:exceeds?|exceeded|fell\s+short\s+of)\b"
+    r"|(?<=\bby how much )(?:\S+\s+){1,10}?(?:exceeds?|exceeded|fell\s+short\s+of)\b"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
 `how many more` or `how much higher` (also `how many percentage points higher`) the compared noun
 and verb may come first (`how many more households did California have than Texas`, `how much
 higher was median income in California than in Texas`); a gap in points is also worded `above`,
-`below` or `exceeded` (`how many percentage points was Canada above the OECD average`)."""
+`below` or `exceeded` (`how many percentage points was Canada above the OECD average`), and any
+gap asked `by how many … exceeded` (`by how many inmates did Northfield exceed its rated capacity`)."""
 AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|(?:by )?how (?:many|much))\b")
 
 
@@ -367,8 +376,13 @@ def _side(word: str) -> Literal["above", "below"]:
 
 
 def asks_growth(question: str) -> bool:
-    """The question asks for a relative change (`how many percent did X increase …`)."""
-    return bool(GROWTH.search(question.lower())) and not asks_compound(question)
+    """The question asks for a relative change (`how many percent did X increase …`), not a change in
+    points (`by how many percentage points did the victimization percentage change`)."""
+    q = question.lower()
+    return bool(GROWTH.search(q)) and not asks_compound(question) and not _POINTS.search(q)
+
+
+_POINTS = re.compile(r"\bpoints?\b|\bpp\b")
 
 
 def asks_compound(question: str) -> bool:
@@ -692,6 +706,8 @@ def compute(op: Op, nums: list[Num], table_grouping: bool | None = None, periods
     else:
         style, value = NumStyle(thousands=source.thousands), shown
     decimals = decimals_for(kind, shown, dec)
+    if kind == "mean" and source.currency and dec >= 2:  # money in cents stays in cents ($190.58)
+        decimals = dec
     if kind != "additive":  # an exact result needs no padding zeros (a ratio of 2 → `2`)
         decimals = min(decimals, _needed_decimals(shown))
     style = style.with_decimals(decimals)

@@ -17,6 +17,7 @@ from celltrace.server.offline.grounding import (
     headers_for,
     is_quarter_label,
     label_month,
+    label_year,
     names_a_size,
 )
 from celltrace.server.offline.intervals import asked as asked_interval
@@ -50,9 +51,60 @@ def _pick_side(g: Grounder, noun: str | None = None) -> tuple[str, Line]:
         return "row", _varying(g, "row", g.cols)
     if asked == "col" and len(g.cols) > 1:
         return "col", _varying(g, "col", g.rows)
+    tied_rows, tied_cols = _tied(g, g.rows, best_row[0]), _tied(g, g.cols, best_col[0])
+    if tied_cols and not tied_rows:  # `lowest all-ages coverage in 2023-24`: the season under
+        return "col", _varying(g, "col", g.rows)  # each region varies, the age group is fixed
+    if tied_rows and not tied_cols:
+        return "row", _varying(g, "row", g.cols)
+    dated = _dated_side(g)  # `in 2023` fixes the year columns: the other side is ranked
+    if dated == "col" and len(g.rows) > 1:
+        return "row", _varying(g, "row", g.cols)
+    if dated == "row" and len(g.cols) > 1:
+        return "col", _varying(g, "col", g.rows)
     if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
         return "row", _varying(g, "row", g.cols)
     return "col", _varying(g, "col", g.rows)
+
+
+def _dated_side(g: Grounder) -> str | None:
+    """The one axis of year or month lines (two at least) one of which the question names, not as a
+    bound (`after 2020` ranks the years after it)."""
+    if _SINCE.search(g.qnorm) or _BEFORE.search(g.qnorm):
+        return None
+
+    def dated(line: Line) -> bool:
+        text = line.label.text if line.label is not None else ""
+        return is_year_text(text) or label_month(text) is not None
+
+    def named(line: Line) -> bool:
+        month = label_month(line.label.text) if line.label is not None else None
+        if month is None:
+            return line.label is not None and label_year(line.label.text) in g.q_years
+        return month[0] in g.q_months
+
+    found = [axis for axis, lines in (("row", g.rows), ("col", g.cols))
+             if sum(map(dated, lines)) >= 2 and any(dated(ln) and named(ln) for ln in lines)]
+    return found[0] if len(found) == 1 else None
+
+
+def _tied(g: Grounder, lines: list[Line], best: float) -> bool:
+    """Lines share the best score, under one parent (`Green Line B branch`, `… C branch` for `which
+    Green Line branch`) or under different ones the question does not name (the same label under
+    each group): what they differ by is what the question ranges over."""
+    top = [ln for ln in lines if g.line_score(ln) >= best - 1e-9]
+    if best <= 0.2 or len(top) < 2:
+        return False
+    parents = {tuple(ln.path[:-1]) for ln in top}
+    if len(parents) == 1:  # named by the same words of their own labels, not by the parent's
+        said = {frozenset(g.matched(ln.label)) if ln.label is not None else frozenset() for ln in top}
+        return len(said) == 1 and bool(next(iter(said)))
+    texts = [frozenset(normalise_text(n.text) for n in path) for path in parents]
+    differ = frozenset().union(*texts) - texts[0].intersection(*texts[1:])  # the groups' own names,
+    # none a whole
+    if any(is_aggregate_label(n) for path in parents for n in path if normalise_text(n.text) in differ):
+        return False  # (`Overall` beside `Men` and `Women` is what an unqualified question means)
+    return not any(g.mention(n) > 0 and set(g.matched(n)) != {g.asked_noun}  # (`comparison group`
+                   for path in parents for n in path if normalise_text(n.text) in differ)  # is no name)
 
 
 VARYING_MARGIN = 0.05
@@ -87,7 +139,8 @@ def _asked_axis(g: Grounder, noun: str | None) -> str | None:
 
 def names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
     """`noun` (a stem) names the members of `lines`: members of a category its labels never name
-    (`_category_test`: years, age groups, the sexes), else a word of the labels above them."""
+    (`_category_test`: years, age groups, the sexes), else a word of the labels above them, or the
+    last word of most members' own labels (`which fund`: `General Fund`, `Debt Service Fund`)."""
     member = _category_test(noun, g.asked_also if noun == g.asked_noun else None)
     if member is not None:
         return sum(any(member(n.text) for n in ln.path) for ln in lines) >= 2
@@ -97,7 +150,9 @@ def names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
         if axis == "row":  # the column headers over the row's labels (`Project | Owner | Status`)
             own = [n for n in ln.path if n.r0 <= ln.index <= n.r1] or ([ln.label] if ln.label else [])
             above.update(t for label in own for n in g.h.col_path(label) for t in label_tokens(n.text))
-    return noun in above
+    members = [label_tokens(ln.label.text) for ln in lines if ln.label is not None and not is_aggregate(ln)]
+    named = [toks for toks in members if len(toks) > 1 and toks[-1] == noun]  # `General Fund`,
+    return noun in above or (len(named) >= 2 and 2 * len(named) >= len(members))  # `Debt Service Fund`
 
 
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -112,11 +167,30 @@ def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
         heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # Surgery` > `Surgery`), no section
         for words in ({g.asked_noun, *_next_word(g)}, {g.asked_noun}):  # `which household type`: the
             inside = [ln for ln in lines if any(  # section `Household type`, not `Household income …`
-                heads[n.id] >= 2 and words <= set(label_tokens(n.text)) and not is_aggregate_label(n)
+                heads[n.id] >= 2 and _names_section(g, words, n) and not is_aggregate_label(n)
                 for n in ln.path[:-1])]  # nor the category's whole (`All regions`)
             if inside:
                 break
     return inside if 2 <= len(inside) < len(lines) else lines
+
+
+def _names_section(g: Grounder, words: set[str], node: Node) -> bool:
+    """The parent label holds `words` (`Household type` for `which household type`, `Race and
+    Hispanic origin` for `which race group`), unless it ends on them after words the question does
+    not say: `Independent facilities` is a part of the facilities `which facility` asks about."""
+    toks = label_tokens(node.text)
+    extra = set(toks) - words - {st for _, st in g.qwords} - SECTION_WORDS
+    return words <= set(toks) and not (extra and toks[-1] in words)
+
+
+SECTION_WORDS = frozenset(label_tokens("type group category kind class level size status by"))
+"""Words a section heading adds to the category it names (`Household type`, `Age group`)."""
+
+
+def _noun_only(g: Grounder, line: Line) -> bool:
+    """The question names the line by the asked noun alone (`facility` in `Independent facilities`)."""
+    said = {st for n in line.path for st in g.matched(n)}
+    return said == {g.asked_noun}
 
 
 def _next_word(g: Grounder) -> set[str]:
@@ -279,7 +353,11 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     scored = [(s, ln) for s, ln in scored if not under_aggregate(ln)] or scored  # a whole (`All
-    top = scored[0][0]  # regions`, named by the noun of `which region`) sets no group
+    # regions`, named by the noun of `which region`) sets no group, nor one of several sections named
+    # by that noun alone (`Independent facilities` beside `Summit Regional Health` for `which facility`)
+    if len({ln.path[0].id for _, ln in scored if len(ln.path) > 1}) > 1:
+        scored = [(s, ln) for s, ln in scored if not _noun_only(g, ln)] or [(0.0, lines[0])]
+    top = scored[0][0]
     if top > 0.2:
         member = _member_test(g) or (lambda _: False)
 
@@ -287,8 +365,12 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
         parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
         group = [ln for ln in lines if parent_of(ln) in parents]
-        if len(parents) == 1 and not (len(group) == 1 and side_by_side(group[0])):
-            lines = group  # labels beside a line's own (`Campaign | Channel`) head no group
+        # labels beside a line's own (`Campaign | Channel`) head no group, nor does one line the
+        # question names less than half of (`Absolute return / hedge funds` for `return`): the other
+        # side is then ranked
+        named = len(group) == 1 and not side_by_side(group[0]) and max(map(g.mention, group[0].path)) >= 0.5
+        if len(parents) == 1 and (len(group) >= 2 or named):
+            lines = group
     vals = []
     for label, ln in _members(g, lines):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)

@@ -1,0 +1,415 @@
+"""Workbooks with sections and subtotals: the whole of a share, the members a ranking compares, the
+lines a sum or an average runs over, and labels that carry a code, a unit or a sign legend."""
+
+from __future__ import annotations
+
+import pytest
+from tables import run
+from test_offline_reports import HEADCOUNT
+
+from celltrace.server.offline import operations as ops
+from celltrace.server.offline.grounding import month_range
+from celltrace.shared.table import Table
+from celltrace.shared.units import parse_unit
+
+FATALITIES = Table(text=[
+    ["Person type", "2021", "2022"],
+    ["Occupants", "", ""],
+    ["  Passenger car", "13,800", "13,500"],
+    ["  Light truck", "11,900", "11,700"],
+    ["  Total occupants", "25,700", "25,200"],
+    ["Nonoccupants", "", ""],
+    ["  Pedestrian", "7,400", "7,500"],
+    ["  Pedalcyclist", "970", "1,100"],
+    ["  Total nonoccupants", "8,370", "8,600"],
+    ["Total fatalities", "34,070", "33,800"],
+])
+TONNAGE = Table(text=[
+    ["Mode", "2022", "2023"],
+    ["Truck", "11,100", "11,300"],
+    ["Water", "760.0", "741.6"],
+    ["  Inland waterways", "500.1", "489.6"],
+    ["  Coastwise", "160.2", "152.0"],
+    ["  Great Lakes", "99.7", "100.0"],
+    ["Pipeline", "1,900", "1,950"],
+    ["Total, all modes", "13,760", "13,992"],
+])
+DEATHS = Table(text=[
+    ["Cause", "ICD-10", "Male", "Female"],
+    ["All causes", "A00-Y89", "21,897", "20,400"],
+    ["  Diseases of heart", "I00-I51", "5,120", "4,310"],
+    ["  Malignant neoplasms", "C00-C97", "4,731", "4,200"],
+    ["  Unintentional injuries", "V01-X59", "2,400", "1,300"],
+])
+PLANT = Table(text=[
+    ["Line", "Units produced", "Defects"],
+    ["Line A - Stamping", "23,500", "120"],
+    ["Line B - Welding", "20,100", "95"],
+    ["Line C - Painting", "15,000", "80"],
+    ["Line E - Packaging", "27,690", "60"],
+    ["Plant total", "86,290", "355"],
+])
+PERMITS = Table(text=[
+    ["Type", "Jan", "Feb", "Mar", "Jan–Mar Total"],
+    ["Additions", "40", "35", "45", "120"],
+    ["Roofing", "64", "70", "76", "210"],
+    ["Solar", "30", "25", "25", "80"],
+    ["Total permits issued", "134", "130", "146", "410"],
+])
+LEVY = Table(text=[
+    ["District", "2024 Levy"],
+    ["County", ""],
+    ["  County General", "60,000"],
+    ["  Library District", "10,000"],
+    ["  Total County", "70,000"],
+    ["School Districts", ""],
+    ["  Fairhaven Unified School District", "44,000"],
+    ["  Brookside Schools", "20,000"],
+    ["  Total School Districts", "64,000"],
+    ["Total All Districts", "134,000"],
+])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # no line of its own totals the locations: `Total > Dec 2024` adds them up, `Dec 2023` does not
+    (HEADCOUNT, "What percentage of total headcount works remotely?", "18.2%"),
+    # `all traffic fatalities` names `Total fatalities` in part, not the pedestrians' own group total
+    (FATALITIES, "What share of all traffic fatalities in 2022 were pedestrians?", "22.2%"),
+    # `water tonnage` names the line heading the kinds of water transport
+    (TONNAGE, "What percentage of 2023 water tonnage moved on inland waterways?", "66.0%"),
+    # `All causes | A00-Y89`: the line's name beside its code says it is the total
+    (DEATHS, "What percentage of all male deaths were due to malignant neoplasms?", "21.6%"),
+    # `Line E` names `Line E - Packaging` more than the other lines `line` names
+    (PLANT, "What percentage of total plant output came from Line E?", "32.1%"),
+    # `issued January–March` names the `Jan–Mar Total` column, not January and March
+    (PERMITS, "What share of all permits issued January–March were roofing permits?", "51.2%"),
+    # the school district's own group is not named (its words are the district's): the grand total
+    (LEVY, "What share of the total 2024 levy goes to Fairhaven Unified School District?", "32.8%"),
+])
+def test_the_whole_of_a_share(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("percent_of", [answer])
+
+
+def test_the_whole_a_share_names_ends_before_its_verb() -> None:
+    assert ops.share_whole("what percentage of total headcount works remotely?") == "headcount"
+    assert ops.share_whole("what share of total revenue came from cargo?") == "revenue"
+    assert ops.share_whole("what percentage of work hours were lost?") == "work hours"
+
+
+def test_a_month_range() -> None:
+    assert month_range("Jan–Jun Total") == month_range("permits issued January–June") == (1, 6)
+    assert month_range("April through September") == (4, 9)
+    assert month_range("Jan-24") is None
+
+
+FACILITIES = Table(text=[
+    ["Facility", "RN vacancy rate", "Agency share of hours"],
+    ["Cascade Health System", "", ""],
+    ["  Cascade Medical Center", "9.4%", "6.1%"],
+    ["  Elk Valley Hospital", "16.8%", "9.0%"],
+    ["Summit Regional Health", "", ""],
+    ["  Summit Regional Hospital", "7.8%", "2.5%"],
+    ["  Bear Creek Critical Access Hospital", "20.5%", "12.4%"],
+    ["Independent facilities", "", ""],
+    ["  Mercy Community Hospital", "11.2%", "8.3%"],
+    ["  Westside Behavioral Health", "13.9%", "11.6%"],
+])
+SURVEY = Table(text=[
+    ["Characteristic", "Obesity (%)"],
+    ["Age group (years)", ""],
+    ["  18-24", "19.0"],
+    ["  25-44", "32.4"],
+    ["  45-64", "37.8"],
+    ["Race and Hispanic origin", ""],
+    ["  Hispanic", "35.1"],
+    ["  Non-Hispanic White", "33.2"],
+    ["  Non-Hispanic Asian", "10.9"],
+])
+COVERAGE = Table(text=[
+    ["Age group", "North", "", "West", "", "Central", ""],
+    ["", "2022-23", "2023-24", "2022-23", "2023-24", "2022-23", "2023-24"],
+    ["18 to 49 years", "30.1", "28.4", "27.9", "26.0", "29.5", "28.8"],
+    ["65 years and over", "70.2", "69.8", "66.1", "65.0", "68.3", "67.7"],
+    ["All ages", "48.0", "47.1", "44.2", "43.0", "46.9", "46.5"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4), (0, 5, 0, 6)])
+SEGMENTS = Table(text=[
+    ["", "2024", "2023", "2022"],
+    ["Revenue", "", "", ""],
+    ["  Beauty", "13,500", "13,000", "12,400"],
+    ["  Foods", "10,276", "10,300", "10,650"],
+    ["Consolidated revenue", "23,776", "23,300", "23,050"],
+    ["Operating profit", "", "", ""],
+    ["  Beauty", "2,500", "2,398", "2,210"],
+    ["  Foods", "1,580", "1,610", "1,705"],
+    ["Consolidated operating profit", "4,080", "4,008", "3,915"],
+])
+BUDGET = Table(text=[
+    ["Department", "Budgeted amounts", "", "Actual", "Variance with revised budget"],
+    ["", "Adopted", "Revised", "", "Positive (Negative)"],
+    ["City Attorney", "1,380", "1,410", "1,457", "(47)"],
+    ["Police", "40,100", "41,200", "41,764", "(564)"],
+    ["Streets and Traffic", "7,800", "7,840", "7,475", "365"],
+    ["Library", "3,900", "3,950", "3,870", "80"],
+], merges=[(0, 1, 0, 2)])
+WARDS = Table(text=[
+    ["Ward", "Jan", "Feb"],
+    ["Medical", "", ""],
+    ["  Cardiology", "91.2%", "90.4%"],
+    ["  Respiratory", "97.8%", "96.0%"],
+    ["Critical care", "", ""],
+    ["  Intensive Care Unit", "93.8%", "92.5%"],
+    ["  High Dependency Unit", "88.0%", "90.1%"],
+])
+REVENUE = Table(text=[
+    ["Tax source", "FY2020", "FY2021", "FY2022", "FY2023"],
+    ["Estate tax", "60.1", "66.0", "75.3", "70.2"],
+    ["Real estate transfer tax", "150.2", "190.4", "211.6", "170.9"],
+])
+DRUGS = Table(text=[
+    ["Drug", "Claims, 2023 (000s)", "Beneficiaries, 2023 (000s)", "Spending per beneficiary, 2023 ($)"],
+    ["Eliquis", "21,300", "3,900", "4,760"],
+    ["Revlimid", "120", "25", "230,100"],
+    ["Ozempic", "7,400", "1,200", "7,340"],
+])
+RIDERSHIP = Table(text=[
+    ["Line", "Weekday", "Saturday"],
+    ["Light rail", "", ""],
+    ["  Green Line B branch", "18,200", "10,100"],
+    ["  Green Line D branch", "24,900", "12,000"],
+    ["  Mattapan Line", "2,140", "900"],
+    ["Heavy rail", "", ""],
+    ["  Red Line", "150,300", "60,200"],
+])
+
+
+RANKINGS = [
+    # a section the noun alone names (`Independent facilities`) is a part of what is ranked
+    (FACILITIES, "Which facility has the highest RN vacancy rate?", "Bear Creek Critical Access Hospital"),
+    (FACILITIES, "Which facility relies least on agency nursing hours?", "Summit Regional Hospital"),
+    # a section heading the asked category (and more) still sets the members
+    (SURVEY, "Which race and ethnicity group had the lowest obesity prevalence?", "Non-Hispanic Asian"),
+    # the season ties under every region: the regions are ranked, on the all-ages row
+    (COVERAGE, "Which region had the lowest all-ages coverage in 2023-24?", "West"),
+    # `Consolidated …` totals the segments
+    (SEGMENTS, "Which segment had the highest operating profit in 2023?", "Beauty"),
+    # the largest negative variance is the least figure
+    (BUDGET, "Which department had the largest negative variance against the revised budget?", "Police"),
+    # `highest` is no abbreviation of `High Dependency Unit`
+    (WARDS, "Which ward had the highest occupancy rate in January?", "Respiratory"),
+    # `peak`: the largest
+    (REVENUE, "In which fiscal year did real estate transfer tax revenue peak?", "FY2022"),
+    # a closing unit `(000s)` does not make `Beneficiaries` less named than `Spending per beneficiary`
+    (DRUGS, "Which drug had the most beneficiaries in 2023?", "Eliquis"),
+    # lines tied by the same words of their own labels are what is ranked
+    (RIDERSHIP, "Which Green Line branch carried the most weekday riders?", "Green Line D branch"),
+]
+"""(table, question, answer)"""
+
+
+CLAIMS = Table(text=[
+    ["Service", "Paid FY2022", "Paid FY2023", "Change ($)"],
+    ["Laboratory", "9,217", "8,846", "(371)"],
+    ["Radiology", "12,400", "12,950", "550"],
+])
+
+
+SIGNS = [
+    # a sign legend leaves its parent the label: the variance, not the revised budget
+    (BUDGET, "What is the variance with the revised budget for the City Attorney?", "(47)"),
+    # `paid` names the claims; a change asked keeps its sign
+    (CLAIMS, "How much did laboratory paid claims change?", "(371)"),
+]
+"""(table, question, answer)"""
+
+
+SALES = Table(text=[
+    ["Metro", "Number of Sales", "", "", "", "Median Sales Price", "", "", ""],
+    ["", "2023 Q3", "2023 Q4", "2024 Q1", "2024 Q2", "2023 Q3", "2023 Q4", "2024 Q1", "2024 Q2"],
+    ["Kansas City", "6,890", "5,720", "5,400", "7,500", "$268,000", "$265,500", "$270,000", "$281,000"],
+    ["Nashville", "7,150", "6,080", "5,660", "7,300", "$442,700", "$435,000", "$440,100", "$455,000"],
+], merges=[(0, 1, 0, 4), (0, 5, 0, 8)])
+TAXES = Table(text=[
+    ["Source", "FY2020", "FY2021"],
+    ["Income taxes", "", ""],
+    ["  Personal income tax", "9,842.6", "10,100.0"],
+    ["  Corporate income tax", "1,184.7", "1,300.2"],
+    ["  Subtotal, income taxes", "11,027.3", "11,400.2"],
+    ["Sales tax", "6,000.0", "6,200.0"],
+    ["Total tax revenue", "17,027.3", "17,600.2"],
+])
+AIRPORTS = Table(text=[
+    ["Airport", "2023 Domestic", "2023 International"],
+    ["Atlanta Hartsfield-Jackson (ATL)", "93,540", "11,200"],
+    ["Charlotte Douglas (CLT)", "51,260", "3,100"],
+    ["Miami International (MIA)", "25,100", "27,000"],
+])
+
+
+SPANS = [
+    # `the four quarters shown` are those beside the best line, not the prices' quarters too
+    (SALES, "What was the total number of sales in Nashville over the four quarters shown?", "26,190"),
+    (SALES, "What was the average number of quarterly sales in Kansas City?", "6,377.5"),
+    # a subtotal beside its own parts is no part of the sum
+    (TAXES, "What were combined income tax collections (personal plus corporate) in FY2020?", "11,027.3"),
+    # a name said by its first word, which no other label holds
+    (AIRPORTS, "What was the combined domestic traffic of Atlanta and Charlotte in 2023?", "144,800"),
+]
+"""(table, question, answer)"""
+
+
+def test_a_count_in_a_scale_is_a_unit() -> None:
+    assert parse_unit("(thousands of enplaned and deplaned passengers)") == "thousands"
+    assert parse_unit("Thousands of jobs lost in 2020") is None
+    table = Table(text=[
+        ["(thousands of passengers)", "", ""],
+        ["Airport", "2022", "2023"],
+        ["JFK", "55,300", "62,400"],
+        ["EWR", "43,600", "48,785"],
+        ["ATL", "93,700", "104,650"],
+        ["BOS", "36,000", "40,715"],
+        ["DFW", "73,400", "81,750"],
+    ])
+    plan, _ = run(table, "How many airports handled more than 50 million passengers in 2023?")
+    assert plan.answer == ["3"]
+
+
+BOM = Table(text=[
+    ["Level", "Part number", "Description", "Qty per", "UoM", "Unit cost", "Extended cost"],
+    ["1", "100-400", "Battery pack", "1", "EA", "$18.20", "$18.20"],
+    ["2", "100-410", "  Li-ion cell", "5", "EA", "$2.90", "$14.50"],
+    ["1", "100-500", "Housing and controls", "1", "EA", "$8.42", "$8.42"],
+    ["2", "100-520", "  Variable-speed trigger switch", "1", "EA", "$2.45", "$2.45"],
+    ["2", "100-540", "  Machine screw M3x12", "14", "EA", "$0.03", "$0.42"],
+])
+
+
+BILL_OF_MATERIALS = [
+    # a label beside the row's name under a section is what `the part number of` asks
+    (BOM, "What is the part number of the variable-speed trigger switch?", "100-520"),
+    # `how many` asks the quantity (`Qty`)
+    (BOM, "How many machine screws does each drill take?", "14"),
+]
+"""(table, question, answer)"""
+
+
+VICTIMS = Table(text=[
+    ["Characteristic", "2022", "", "2023", ""],
+    ["", "Percent", "Standard error", "Percent", "Standard error"],
+    ["Total", "1.18", "0.04", "1.27", "0.05"],
+    ["Male", "1.20", "0.06", "1.31", "0.07"],
+    ["Female", "1.16", "0.05", "1.23", "0.06"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+PRISONS = Table(text=[
+    ["Facility", "Total population", "Rated capacity"],
+    ["Northfield Correctional Institution", "1,512", "1,380"],
+    ["Eastgate Correctional Center", "890", "855"],
+    ["Lakeview Women's Facility", "410", "450"],
+])
+TAX_NOTE = Table(text=[
+    ["", "2024", "2023"],
+    ["Income before income taxes:", "", ""],
+    ["  Domestic", "4,219", "3,980"],
+    ["  Foreign", "2,641", "2,410"],
+    ["Total income before income taxes", "6,860", "6,390"],
+    ["Provision for income taxes:", "", ""],
+    ["  Federal", "610", "590"],
+    ["  Foreign", "540", "515"],
+    ["Provision for income taxes", "1,150", "1,105"],
+])
+LUNCHES = Table(text=[
+    ["District", "Lunches served (thousands)", "", "Free and reduced-price share of lunches"],
+    ["", "Free and reduced", "Total", ""],
+    ["Ashford Unified", "2,046", "4,076", "50.2%"],
+    ["Bellmont Schools", "1,510", "6,210", "24.3%"],
+    ["Cedar Grove ISD", "3,100", "7,300", "42.5%"],
+    ["Region total", "6,656", "17,586", "37.8%"],
+], merges=[(0, 1, 0, 2)])
+
+
+@pytest.mark.parametrize(("table", "question", "operation", "answer"), [
+    # a change in points is a difference, not a relative change
+    (VICTIMS, "By how many percentage points did the total victimization percentage change from 2022 to "
+     "2023?", "diff", "0.09"),
+    # the provision's `Foreign` line is no part of income before income taxes
+    (TAX_NOTE, "What percentage of 2024 income before income taxes was earned in foreign "
+     "jurisdictions?", "percent_of", "38.5%"),
+    # the share column names another part (`Free and reduced-price`): the district's share is computed
+    (LUNCHES, "What share of all lunches in the region were served by Ashford Unified?", "percent_of",
+     "23.2%"),
+])
+def test_the_operation_the_wording_asks(table: Table, question: str, operation: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == (operation, [answer])
+
+
+def test_a_gap_to_a_reference_read_as_the_reference_abstains() -> None:
+    """`By how many inmates did Northfield exceed its rated capacity`: reading the capacity itself is
+    a figure other than the one asked."""
+    question = "By how many inmates did Northfield Correctional Institution exceed its rated capacity?"
+    plan, _ = run(PRISONS, question)
+    assert plan.answer != ["132"] and plan.confidence <= 0.5
+
+
+ENDOWMENT = Table(text=[
+    ["Asset class", "Annualized returns", "", ""],
+    ["", "1-Year", "3-Year", "5-Year"],
+    ["Growth", "", "", ""],
+    ["  Global public equity", "18.7%", "5.2%", "9.8%"],
+    ["  Private equity", "6.4%", "12.1%", "14.0%"],
+    ["Diversifying", "", "", ""],
+    ["  Absolute return / hedge funds", "9.3%", "6.0%", "5.5%"],
+    ["Fixed income", "", "", ""],
+    ["  Core bonds", "3.6%", "-2.1%", "0.9%"],
+], merges=[(0, 1, 0, 3)])
+FOOD_CPI = Table(text=[
+    ["Food group", "January", "February", "March"],
+    ["Meats, poultry, fish, and eggs", "0.4", "0.2", "0.3"],
+    ["Dairy and related products", "-0.1", "0.5", "0.2"],
+    ["Sugar and sweets", "1.0", "0.6", "1.1"],
+    ["Fruits and vegetables", "0.3", "0.4", "-0.2"],
+])
+FUNDS = Table(text=[
+    ["Object", "General Fund", "Debt Service Fund", "Food Service Fund", "Total, all funds"],
+    ["Salaries", "120,400", "0", "6,100", "126,500"],
+    ["Benefits", "41,200", "0", "2,050", "43,250"],
+    ["Debt service", "0", "24,855", "0", "24,855"],
+    ["Total expenditures", "161,600", "24,855", "8,150", "194,605"],
+])
+
+
+SIDES = [
+    # one line of its own section (`Absolute return`, named by `return`) is no group to rank within
+    (ENDOWMENT, "Which asset class had the highest 1-year return?", "Global public equity"),
+    # `in March` fixes the month columns: the food groups are ranked
+    (FOOD_CPI, "Which food group rose the most in March?", "Sugar and sweets"),
+    # members whose own labels hold the noun (`General Fund`, `Debt Service Fund`): `which fund` ranks them
+    (FUNDS, "Which fund has the largest total budget?", "General Fund"),
+]
+"""(table, question, answer)"""
+
+
+def test_a_sum_over_a_span_of_months_runs_over_every_month_in_it() -> None:
+    question = "What was the sum of the monthly changes for sugar and sweets over January to March?"
+    plan, _ = run(FOOD_CPI, question)
+    assert (plan.operation, plan.answer) == ("sum", ["2.7"])
+
+
+def test_an_average_over_the_months_said_outright_is_computed_and_money_stays_in_cents() -> None:
+    """`across the three months`: an average even where the title spells the label's `ADR` as
+    `average daily rate`; dollars and cents average to cents."""
+    table = Table(text=[
+        ["Market", "ADR", "", ""],
+        ["", "Apr 2024", "May 2024", "Jun 2024"],
+        ["San Francisco", "$183.91", "$195.63", "$192.19"],
+        ["Seattle", "$171.20", "$180.05", "$199.48"],
+    ], merges=[(0, 1, 0, 3)], title="Hotel performance: average daily rate (ADR, US dollars)")
+    plan, _ = run(table, "What was the average ADR across the three months for San Francisco?")
+    assert (plan.operation, plan.answer) == ("average", ["$190.58"])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"),
+                         [*RANKINGS, *SIDES, *SIGNS, *SPANS, *BILL_OF_MATERIALS])
+def test_the_answer(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert plan.answer == [answer]
