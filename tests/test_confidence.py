@@ -91,6 +91,13 @@ def test_an_answer_of_another_kind_than_asked_is_flagged() -> None:
     assert [f["type_mismatch"] for p, f in candidate_plans(  # a count asked, money read
         "how many employees were there in 2023?", money, infer_headers(money), None)
         if p.operation == "lookup"] == [1.0]
+    bands = CellGraph(Table(text=[["Gift size", "Donors", "Dollars"],
+                                  ["$1,000 – $9,999", "412", "$1,206,300"],
+                                  ["$100,000 and above", "11", "$3,764,200"]]))
+    for question, flagged in (("how much was raised from donors in the $100,000 and above band?", 1.0),
+                              ("how many donors gave $100,000 and above?", 0.0)):  # money asked, a count
+        assert [(p.answer, f["type_mismatch"]) for p, f in candidate_plans(  # read beside it; a count
+            question, bands, infer_headers(bands), None)] == [(["11"], flagged)]  # asked
     model = load("confidence_model")
     assert "type_mismatch" in model.features
 

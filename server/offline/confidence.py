@@ -19,7 +19,7 @@ from celltrace.server.offline.grounding import ASKS_CHANGE, YEAR, ranked_cells
 from celltrace.server.offline.intent import UNMET
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import adds_up_to_amount, under_aggregate, value_cell
-from celltrace.shared.graph import normalise_text
+from celltrace.shared.graph import Node, normalise_text
 
 if TYPE_CHECKING:
     from celltrace.server.offline.grounding import Grounder, Plan
@@ -89,7 +89,8 @@ def features(g: Grounder, plan: Plan) -> dict[str, float]:
         g.h.is_header(g.graph.node(i)) for i in plan.answer_nodes))
     money = out["op_lookup"] > 0 and ops.counted_noun(g.q) is not None and any(  # units read for
         c in (g.h.unit_for(g.graph.node(i)) or "") for i in plan.answer_nodes[:4] for c in "$€£¥")  # counts
-    out["type_mismatch"] = _type_mismatch(g.q, out, money)
+    out["type_mismatch"] = _type_mismatch(g.q, out, money) or float(
+        out["op_lookup"] > 0 and _MONEY_ASKED.search(g.qnorm) is not None and _money_beside(g, plan))
     out["q_words"] = float(len(g.qwords))
     out["rows"] = math.log1p(len(g.rows))
     out["cols"] = math.log1p(len(g.cols))
@@ -123,6 +124,25 @@ def _type_mismatch(question: str, out: dict[str, float], money: bool) -> float:
         out["answer_percent"] > 0 or money)  # a percentage or an amount of money read for a count
     return float((asks_name and figure) or (asks_amount and not asks_name and not figure and answered)
                  or counted)
+
+
+_MONEY_ASKED = re.compile(
+    r"\bhow much\b.*\b(?:raised|spent|paid|earned|collected|donated|invested|generated)\b")
+"""`how much was raised from donors …`: an amount of money is asked."""
+
+
+def _money_beside(g: Grounder, plan: Plan) -> bool:
+    """The answer cell holds no money while another figure on its row does (`Donors 11 | Dollars
+    $3,764,200`): a count read where money is asked."""
+    if not plan.answer_nodes:
+        return False
+    cell = g.graph.node(plan.answer_nodes[0])
+
+    def money(node: Node) -> bool:
+        return any(c in node.text or c in (g.h.unit_for(node) or "") for c in "$€£¥")
+
+    row = [g.graph.node_at(cell.r0, c) for c in range(g.h.header_cols, g.graph.n_cols)]
+    return not money(cell) and any(money(n) for n in row if n.id != cell.id and g.h.is_data(n))
 
 
 OPERATION_STEMS = frozenset((
