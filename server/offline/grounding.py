@@ -143,10 +143,10 @@ not `percent change in incarceration rate`; `how much did the index increase` is
 CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation", "yoy")
 """Words of the labels of a line that gives a change (`% change`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
-                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)"
+                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|added\b|gained\b"
                          r"|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")
 """Wording that asks for a change (`how much did it increase`, `the difference`, `edged up`,
-`improved`; not the nouns `improvements`, `deterioration`)."""
+`improved`, `added the most jobs`; not the nouns `improvements`, `deterioration`)."""
 REACHED = re.compile(ASKS_CHANGE.pattern + r"\s+(?:up\s+)?to\W*$")
 """`what did the rate increase to?`: the level reached, not the change."""
 _CHANGE_STEMS = frozenset(t for w in CHANGE_LABELS for t in label_tokens(w))
