@@ -413,3 +413,24 @@ def test_an_average_over_the_months_said_outright_is_computed_and_money_stays_in
 def test_the_answer(table: Table, question: str, answer: str) -> None:
     plan, _ = run(table, question)
     assert plan.answer == [answer]
+
+
+TAX_SOURCES = Table(text=[
+    ["Tax source", "FY2022", "FY2023", "FY2024"],
+    ["Personal income tax", "11,900.2", "12,311.8", "12,604.5"],
+    ["Corporate income tax", "1,700.4", "1,812.3", "1,491.4"],
+    ["General sales and use tax", "8,600.0", "8,897.3", "9,500.0"],
+    ["Estate tax", "75.3", "66.7", "78.0"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # no line gives the change: it is computed for every member between the two years named
+    ("Which tax source had the largest dollar decline between FY2023 and FY2024?", "Corporate income tax"),
+    ("Which tax source grew the most from FY2022 to FY2024?", "General sales and use tax"),
+    # no direction: the one member that moved the way asked
+    ("Which tax source declined between FY2022 and FY2024?", "Corporate income tax"),
+])
+def test_a_ranking_by_the_change_between_two_named_years(question: str, answer: str) -> None:
+    plan, _ = run(TAX_SOURCES, question)
+    assert plan.answer == [answer]

@@ -54,6 +54,7 @@ from celltrace.server.offline.ranking import (
     solve_count,
     solve_extreme,
     solve_pair,
+    solve_ranked_change,
     solve_section_count,
 )
 from celltrace.shared.graph import Node, normalise_text, words
@@ -79,6 +80,7 @@ def candidates(g: Grounder) -> list[Plan]:
         found.append(solve_pair(g, pair))
     k = ops.top_k(question)
     nth = ops.ordinal_rank(question)
+    found.append(solve_ranked_change(g))
     if k is not None or (ops.asks_ranked_label(question) and (nth or ops.direction(question)) is not None
                          and not ops.amount_before_name(question)):
         found.append(solve_argmax(g, k or 1, nth if k is None else None))

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
+    ASKS_CHANGE,
     YEAR,
     Grounder,
     Plan,
@@ -387,6 +388,51 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
 
 NAMED_MEMBER = 0.3
 """A member the question names this much is what it asks about, not one of those it ranges over."""
+
+
+def solve_ranked_change(g: Grounder) -> Plan | None:
+    """`which tax source had the largest dollar decline between FY2023 and FY2024`, `which segment's
+    revenue declined between 2022 and 2024`: the change of every member from the earlier named year's
+    line to the later's (a relative change when a percent is asked), ranked in the question's
+    direction, or the one member that moved the asked way when it names none. None when a line of the
+    table gives the change, or the two years are not two lines of one axis."""
+    if not (ops.asks_ranked_label(g.q) and ASKS_CHANGE.search(g.qnorm)) or len(g.q_years) != 2:
+        return None
+    if any(gives_change(ln) for ln in g.rows + g.cols):
+        return None
+    for axis, lines in (("col", g.cols), ("row", g.rows)):
+        by_year: dict[str, Line] = {}
+        for _, ln in g.best(lines):
+            year = label_year(ln.label.text) if ln.label is not None else None
+            if year is not None and year in g.q_years and year not in by_year:
+                by_year[year] = ln
+        if len(by_year) != 2:
+            continue
+        earlier, later = (by_year[y] for y in sorted(by_year))
+        members = "row" if axis == "col" else "col"
+        before = {label.id: value for value, label, _ in member_values(g, members, earlier)}
+        relative = "percent" in g.qtoks
+        vals = [((value - before[label.id]) / abs(before[label.id]) if relative else value - before[label.id],
+                 label, node) for value, label, node in member_values(g, members, later)
+                if label.id in before and (before[label.id] or not relative)]
+        noun = frozenset({g.asked_noun} if g.asked_noun else ())  # `tax` of `which tax source` names
+        if len(vals) < 2 or any(g.mention(label, noun) >= NAMED_MEMBER for _, label, _ in vals):  # none
+            return None
+        want = ops.direction(g.q)
+        lines_used = headers_for(g, [earlier, later])
+        rows, cols = ([], lines_used) if members == "row" else (lines_used, [])
+        if want is None:  # `which segment's revenue declined`: the one member that moved that way
+            moved = [v for v in vals if (v[0] < 0 if ops.asks_decrease(g.q) else v[0] > 0)]
+            if len(moved) != 1:
+                return None
+            (_, label, _), ties, gap = moved[0], 1, 0.0
+        else:
+            (_, label, _), ties, gap = pick(vals, want, 1)
+        return Plan([label.text.strip()], [label.id], lines_used, f"arg{want or 'max'}", round(0.5 / ties, 3),
+                    f"{want or 'the one'} change from {sorted(by_year)[0]} to {sorted(by_year)[1]} over "
+                    f"{len(vals)} {members}s", rows, cols,
+                    stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+    return None
 
 
 def solve_extreme(g: Grounder) -> Plan | None:
