@@ -434,3 +434,16 @@ TAX_SOURCES = Table(text=[
 def test_a_ranking_by_the_change_between_two_named_years(question: str, answer: str) -> None:
     plan, _ = run(TAX_SOURCES, question)
     assert plan.answer == [answer]
+
+
+def test_a_change_asked_between_two_named_years_ranks_on_the_change_line() -> None:
+    """`Change ($)` gives it: the ranking runs on it, not on `Paid FY2022` that the years name."""
+    table = Table(text=[
+        ["Service", "Paid FY2022", "Paid FY2023", "Change ($)"],
+        ["Laboratory", "9,217", "8,846", "(371)"],
+        ["Radiology", "12,400", "12,950", "550"],
+        ["Specialist visits", "40,000", "39,000", "(1,000)"],
+    ])
+    question = "Which service had the largest dollar increase in paid claims from FY2022 to FY2023?"
+    plan, _ = run(table, question)
+    assert plan.answer == ["Radiology"]

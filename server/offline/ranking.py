@@ -115,8 +115,14 @@ VARYING_MARGIN = 0.05
 def _varying(g: Grounder, axis: str, fixed_lines: list[Line]) -> Line:
     """The best-grounded line to rank `axis` on, passing over one where every member shows the same
     figure (a `Total` column of 100 % beside the distribution's classes) for one nearly as well
-    grounded where they differ."""
+    grounded where they differ. A change asked between two named years ranks on a line giving the
+    change when there is one (`largest dollar increase in paid claims from FY2022 to FY2023` on
+    `Change ($)`, not on `Paid FY2022`)."""
     ranked = g.best(fixed_lines)
+    if ASKS_CHANGE.search(g.qnorm) and len(g.q_years) == 2:
+        changes = [ln for _, ln in ranked if gives_change(ln)]
+        if changes:
+            return changes[0]
     top, best = ranked[0]
     for score, line in ranked:
         if score < top - VARYING_MARGIN:
