@@ -9,6 +9,7 @@ from test_offline_reports import HEADCOUNT
 
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import month_range
+from celltrace.server.offline.solver import UNMET_CAP
 from celltrace.shared.table import Table
 from celltrace.shared.units import parse_unit
 
@@ -344,11 +345,11 @@ def test_the_operation_the_wording_asks(table: Table, question: str, operation: 
 
 
 def test_a_gap_to_a_reference_read_as_the_reference_abstains() -> None:
-    """`By how many inmates did Northfield exceed its rated capacity`: reading the capacity itself is
-    a figure other than the one asked."""
+    """`By how many inmates did Northfield exceed its rated capacity`: the capacity itself is read (the
+    population is not named) and is no answer to trust; the gap, once computed, may be."""
     question = "By how many inmates did Northfield Correctional Institution exceed its rated capacity?"
     plan, _ = run(PRISONS, question)
-    assert plan.answer != ["132"] and plan.confidence <= 0.5
+    assert plan.answer == ["132"] or plan.confidence <= UNMET_CAP
 
 
 ENDOWMENT = Table(text=[

@@ -269,7 +269,7 @@ def _periods(lines: list[Line]) -> bool:
 
 def _siblings(a: Line, b: Line) -> bool:
     """Two lines under the same parent labels."""
-    return a.index != b.index and [n.id for n in a.path[:-1]] == [n.id for n in b.path[:-1]]
+    return a.index != b.index and a.parent_ids == b.parent_ids
 
 
 def _beside_best(members: list[Line], best: Line, count: str | None, op: ops.Op) -> list[Line]:
@@ -280,7 +280,7 @@ def _beside_best(members: list[Line], best: Line, count: str | None, op: ops.Op)
     if count is not None and count != "all":
         n = int(CARDINALS.get(count, count))
         return siblings if n != len(members) and n == len(siblings) else members
-    mixed = op == "average" and len({tuple(n.id for n in ln.path[:-1]) for ln in members}) > 1
+    mixed = op == "average" and len({ln.parent_ids for ln in members}) > 1
     return siblings if mixed and len(siblings) >= 2 else members
 
 
@@ -372,7 +372,7 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
 
         pairs = [(ln, prev) for ln in lines if line_year(ln) == year and holds_data(ln) for prev in lines
                  if line_year(prev) == str(int(year) - 1) and holds_data(prev)
-                 and [n.id for n in prev.path[:-1]] == [n.id for n in ln.path[:-1]]]
+                 and prev.parent_ids == ln.parent_ids]
         if not pairs:
             continue
         line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
@@ -527,7 +527,7 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
         for ln in lines:
             iv = class_of(ln.label.text) if ln.label is not None else None
             if iv is not None:
-                groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append((iv, ln))
+                groups.setdefault(ln.parent_ids, []).append((iv, ln))
         for parent, members in groups.items():
             above = " ".join(t for nid in parent for t in label_tokens(g.graph.node(nid).text))
             years = set(YEAR.findall(above))
@@ -852,8 +852,7 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
     if not (a.label and b.label and is_period_label(a.label.text) and is_period_label(b.label.text)):
         return [a, b]
     lo, hi = sorted((a.index, b.index))
-    parent = [n.id for n in a.path[:-1]]
-    return [ln for ln in lines if lo <= ln.index <= hi and [n.id for n in ln.path[:-1]] == parent
+    return [ln for ln in lines if lo <= ln.index <= hi and ln.parent_ids == a.parent_ids
             and ln.label is not None and is_period_label(ln.label.text) and not is_aggregate(ln)]
 
 

@@ -396,7 +396,7 @@ class Grounder:
             for ln in lines:
                 if ln.label is not None and any(_INTERVAL.search(normalise_text(n.text))
                                                 for n in ln.path[:-1]):
-                    members = groups.setdefault(tuple(n.id for n in ln.path[:-1]), [])
+                    members = groups.setdefault(ln.parent_ids, [])
                     if ln.label not in members:
                         members.append(ln.label)
             for ends in groups.values():

@@ -40,6 +40,11 @@ class Line:
     def label(self) -> Node | None:
         return self.path[-1] if self.path else None
 
+    @property
+    def parent_ids(self) -> tuple[int, ...]:
+        """The ids of the labels above its own: lines with the same are siblings."""
+        return tuple(n.id for n in self.path[:-1])
+
 
 def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
     return graph.node_at(row.index, col.index)
@@ -115,7 +120,7 @@ def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[
     flags = legend(graph.table.notes)  # `12.8E` counts as 12.8, as everywhere in the offline steps
     groups: dict[tuple[int, ...], list[Line]] = {}
     for ln in lines:
-        groups.setdefault(tuple(n.id for n in ln.path[:-1]), []).append(ln)
+        groups.setdefault(ln.parent_ids, []).append(ln)
     for members in groups.values():
         if len(members) < 4:
             continue
@@ -158,7 +163,7 @@ def adds_up_to_amount(graph: CellGraph, line: Line, lines: list[Line], other: Li
     """`line` and its siblings (same parent labels) cross `other` in figures of which one is the sum
     of the rest, and that sum is not 100: amounts (`Remote` headcount over the departments), not
     percentages (rates do not add up; a distribution's parts make 100)."""
-    members = [ln for ln in lines if [n.id for n in ln.path[:-1]] == [n.id for n in line.path[:-1]]]
+    members = [ln for ln in lines if ln.parent_ids == line.parent_ids]
     if len(members) < 4:
         return False
     found = _figures(graph, members, other, legend(graph.table.notes), nil=True)
@@ -173,8 +178,7 @@ def group_totals(graph: CellGraph, part: Line, lines: list[Line], others: list[L
     """Lines under an aggregate label outside `part`'s group (same parent labels) whose figures are
     the sum of that group's wherever all show one, at `SUM_MIN_FIGURES` positions at least: `Total >
     Dec 2024` over the office locations, not `Total > Dec 2023` beside it."""
-    parent = [n.id for n in part.path[:-1]]
-    group = [ln for ln in lines if [n.id for n in ln.path[:-1]] == parent]
+    group = [ln for ln in lines if ln.parent_ids == part.parent_ids]
     if len(group) < 3:
         return []
     flags = legend(graph.table.notes)

@@ -16,6 +16,7 @@ from celltrace.server.offline.grounding import (
     Plan,
     gives_change,
     headers_for,
+    is_period_label,
     is_quarter_label,
     label_month,
     label_year,
@@ -74,8 +75,7 @@ def _dated_side(g: Grounder) -> str | None:
         return None
 
     def dated(line: Line) -> bool:
-        text = line.label.text if line.label is not None else ""
-        return is_year_text(text) or label_month(text) is not None
+        return line.label is not None and is_period_label(line.label.text)
 
     def named(line: Line) -> bool:
         month = label_month(line.label.text) if line.label is not None else None
