@@ -145,7 +145,8 @@ def _blocks(table: Table) -> list[Block]:
             continue
         first = grid[0]
         described = groups and _described(groups[-1], kinds, spans, start, end)
-        if groups and (kinds[first] == "figures" or (_header_only(groups[-1], kinds) and not described)):
+        if groups and (kinds[first] == "figures" or (_header_only(groups[-1], kinds) and not described)
+                       or _section_head(graph, groups[-1], kinds, spans, first, end)):
             groups[-1].append((start, end))  # section lines and a split header stay in the table
         else:
             # the line run next to the new table is its caption; earlier runs are the notes of the
@@ -282,6 +283,18 @@ def _runs(kinds: list[str]) -> list[tuple[int, int]]:
             runs.append((start, r - 1))
             start = None
     return runs
+
+
+def _section_head(graph: CellGraph, group: list[tuple[int, int]], kinds: list[str],
+                  spans: list[tuple[int, int] | None], first: int, end: int) -> bool:
+    """Row `first` heads a section of the table above, past a blank row: its labels (`02` |
+    `Structure`) stand left of the first column of figures above, and figures follow it."""
+    above = [r for s, e in group for r in range(s, e + 1) if kinds[r] == "figures"]
+    span = spans[first]
+    if not above or span is None or first == end or kinds[first + 1] != "figures":
+        return False
+    figure_col = min(n.c0 for r in above for n in graph.row_nodes(r) if n.c0 > 0 and _is_number(n))
+    return kinds[first] == "labels" and span[1] < figure_col
 
 
 def _header_only(group: list[tuple[int, int]], kinds: list[str]) -> bool:
@@ -443,7 +456,9 @@ def locate(table: Table, question: str | None = None, cell: tuple[int, int] | No
     whole = (chosen.r0, chosen.c0, chosen.r1, chosen.c1) == (0, 0, table.n_rows - 1, table.n_cols - 1)
     if len(blocks) == 1 and whole:
         return table
-    out = crop(table, chosen)
+    closing = [b for b in blocks if b.lines == chosen.lines][-1]  # the sheet's closing notes (`Source:`,
+    shared = closing.note_rows if closing is not chosen else ()  # `GA = goals against`) speak for
+    out = crop(table, replace(chosen, note_rows=chosen.note_rows + shared))  # every table above too
     where = out.region or _address(table, chosen)
     if len(blocks) > 1:
         others = ", ".join(_address(table, b) for b in blocks if b is not chosen)

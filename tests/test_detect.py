@@ -381,6 +381,34 @@ STACKED = Table(text=[
 ])  # fmt: skip
 
 
+def test_a_section_past_a_blank_row_continues_the_table_above() -> None:
+    """`02 | Structure` stands left of the figures and figures follow it: a section of the cost
+    report above, not a new table without a header."""
+    report = Table(text=[
+        ["Project cost report", "", "", ""],
+        ["", "", "", ""],
+        ["Cost Code", "Description", "Original Budget", "Revised Budget"],
+        ["01", "Site Work", "", ""],
+        ["01-100", "Demolition", "412,000", "430,500"],
+        ["01-200", "Earthwork", "1,285,000", "1,349,000"],
+        ["", "", "", ""],
+        ["02", "Structure", "", ""],
+        ["02-100", "Foundations", "2,340,000", "2,485,000"],
+        ["02-200", "Structural steel", "4,870,000", "5,080,500"],
+    ])
+    found = locate(report, "What is the revised budget for structural steel?")
+    assert found.text[0] == ["Cost Code", "Description", "Original Budget", "Revised Budget"]
+    assert found.text[-1][1] == "Structural steel"
+
+
+def test_the_closing_notes_speak_for_every_table_above_them() -> None:
+    """A legend under the last table (`P = provisional`) is read with the first one too."""
+    first = locate(Table(text=[*[list(r) for r in STACKED.text], ["", "", ""], ["P = provisional", "", ""]]),
+                   "How many skier visits did season passes account for in 2022/23?")
+    assert first.text[-1] == ["Total", "509.0", "552.7"]
+    assert "P = provisional" in first.notes
+
+
 def test_the_sheet_title_over_stacked_tables_picks_none_of_them() -> None:
     """The title above the first table names both (`… and lift revenue`): each table's own caption
     (`B. Lift revenue`) and cells decide which one a question means."""
