@@ -318,3 +318,17 @@ def test_net_finance_costs_net_a_cost_shown_negative_against_income() -> None:
     graph = CellGraph(Table(text=cells))
     plan = solve("What were net finance costs in 2023?", graph, infer_headers(graph), None)
     assert (plan.operation, plan.answer) == ("measure", ["225"])
+
+
+@pytest.mark.parametrize("header", vocabulary()["who"]["headers"])
+def test_who_reads_the_name_under_a_header_naming_who(header: str) -> None:
+    """`Who …` on a list whose row labels are a code, a place and a name: the name under the header
+    naming who (`[who]`), not the code nor the place the question does not say."""
+    table = Table(text=[
+        ["Ref.", "Project", "County", header.capitalize(), "Amount"],
+        ["C-24-0102", "Bridge deck rehabilitation", "Harford", "Kiewit Infrastructure Co.", "12,500"],
+        ["C-24-0117", "Road resurfacing", "Baltimore", "Allan Myers MD, Inc.", "7,200"],
+        ["C-24-0131", "Interchange reconstruction", "Howard", "Granite Construction Co.", "45,900"],
+    ])
+    result = answer_question(table, "Who was awarded the road resurfacing?", engine="offline")
+    assert result.answer == ["Allan Myers MD, Inc."]

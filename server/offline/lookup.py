@@ -16,8 +16,8 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
     stated_values,
 )
-from celltrace.server.offline.lexicon import label_tokens, word_stems
-from celltrace.server.offline.lines import Line, has_value, on_line, value_cell
+from celltrace.server.offline.lexicon import label_tokens, vocabulary, word_stems
+from celltrace.server.offline.lines import Line, has_value, is_code, on_line, value_cell
 from celltrace.shared.graph import Node, normalise_text
 
 
@@ -141,22 +141,35 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
     path = [n for n in line.path if has_value(n)]
     if not path:
         return None
+    who = axis == "row" and _WHO.match(g.qnorm) is not None
     if axis == "row":
         for note in line.notes:  # `which league …`: the row's name under a `league` column
             if g.asked_noun in {t for c in g.h.col_path(note) for t in label_tokens(c.text)}:
                 return note
-        best, best_m = None, 0.0
+        best, best_m = None, (0.0, 0)
         for n in path:
-            corner = g.h.col_path(n)
-            m = max((g.mention(c) for c in corner), default=0.0)
-            if m > best_m and g.mention(n) < 1.0:
+            if who and is_code(n.text):  # `who`: a name, never a code or a date
+                continue
+            corner = g.h.col_path(n)  # the header the question mentions most, then by more words
+            m = max(((g.mention(c), len(g.matched(c))) for c in corner), default=(0.0, 0))
+            if m > best_m and g.mention(n) < 1.0:  # (`principal investigator` over `site`)
                 best, best_m = n, m
-        if best is not None and best_m >= 0.5:
+        if best is not None and best_m[0] >= 0.5:
             return best
     unmentioned = [n for n in path if g.mention(n) < 0.5]
     if not unmentioned:
         return None
+    if who and len(unmentioned) > 1:  # a name, under a header naming who (`Contractor`) first
+        named = [n for n in unmentioned if not is_code(n.text)]
+        roles = [n for n in named
+                 if _WHO_HEADERS & {t for c in g.h.col_path(n) for t in label_tokens(c.text)}]
+        unmentioned = roles[:1] or named or unmentioned
     return unmentioned[-1] if len(unmentioned) == len(path) else unmentioned[0]
+
+
+_WHO = re.compile(r"^\s*(?:to\s+)?(?:who|whom)\b")
+_WHO_HEADERS = frozenset(t for w in vocabulary()["who"]["headers"] for t in label_tokens(w))
+"""Stems of the headers over the names a `who` question asks for (vocabulary `[who]`)."""
 
 
 TIME_QUESTION = re.compile(r"^when\b|\bwhen (?:did|was|were|is|does|do|has|had)\b|\b(?:what|which) year\b")
