@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from celltrace.shared.numbers import parse_number_info
 
-__all__ = ["Flagged", "figure_text", "flagged", "footnote_marks", "is_note_key", "legend", "unmarked"]
+__all__ = ["Flagged", "abbreviations", "figure_text", "flagged", "footnote_marks", "is_note_key", "legend",
+           "unmarked"]
 
 _FLAG = r"[A-Za-z]|[*†‡§¶:]|\.{2,3}"
 """A legend's flag: a letter, a symbol (Eurostat's `:` too), `..` or `...`."""
@@ -45,6 +46,25 @@ def legend(notes: Iterable[str]) -> dict[str, str]:
         m = _LEGEND.match(line)
         if m:
             out.setdefault(m["flag"], m["meaning"].strip().rstrip("."))
+    return out
+
+
+_ABBREVIATION = re.compile(
+    r"^\s*(?:(?i:notes?)\s*:\s*)?(?P<short>[A-Z][A-Za-z0-9/%.&-]{0,7})\s*(?:=|\s[-–—]\s)\s*"
+    r"(?P<long>[A-Za-z][A-Za-z0-9 ,'/().-]{2,60}?)\s*\.?\s*$")
+_PIECE = re.compile(r";|,\s*(?=[A-Z][A-Za-z0-9/%.&-]{0,7}\s*=)")
+
+
+def abbreviations(notes: Iterable[str]) -> dict[str, str]:
+    """Short label → what it stands for, from notes that spell abbreviations out (`GP = games played;
+    G = goals; G/90 = goals per 90 minutes`, `Note: FTE = full-time equivalent`). A definition by a
+    formula (`Pts = goals + assists`) names nothing."""
+    out: dict[str, str] = {}
+    for line in notes:
+        for piece in _PIECE.split(line):
+            m = _ABBREVIATION.match(piece)
+            if m and m["short"].lower() != m["long"].lower():
+                out.setdefault(m["short"].rstrip("."), m["long"].strip())
     return out
 
 

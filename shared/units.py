@@ -56,8 +56,10 @@ FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "c
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
 thousands`, `Amounts in thousands of dollars`, `annual %`); alone they name no unit."""
 COUNTED = frozenset({"employees", "headcount", "staff", "people", "persons", "workers", "customers",
-                     "members", "stores", "locations", "branches", "restaurants", "outlets"})
-"""Nouns of a count of people or places: a caption's currency (`$ in millions`) never measures them."""
+                     "members", "stores", "locations", "branches", "restaurants", "outlets", "qty",
+                     "quantity", "units"})
+"""Nouns of a count of people, places or items (`Qty`): a caption's currency (`$ in millions`) never
+measures them."""
 _COUNT_QUALIFIERS = frozenset({"number", "of", "total", "average", "full", "part", "time", "active", "at",
                                "end", "year", "period", "the", "in", "thousands", "thousand", "millions",
                                "million"})
@@ -215,8 +217,12 @@ class CaptionUnit:
 
 
 def is_relative(label: str) -> bool:
-    """The label names a relative figure (`RELATIVE_WORDS`: a rate, a ratio, an average)."""
-    return not RELATIVE_WORDS.isdisjoint(_label_words(label))
+    """The label names a relative figure (`RELATIVE_WORDS`: a rate, a ratio, an average; a price per
+    share or unit: `Stock price`, `Price range`)."""
+    return not RELATIVE_WORDS.isdisjoint(_label_words(label)) or _UNIT_PRICE.search(label.lower()) is not None
+
+
+_UNIT_PRICE = re.compile(r"\b(?:stock|share|unit|market)\s+prices?\b|\bprices?\s+(?:range|per)\b")
 
 
 def without_exemptions(caption: str) -> str:

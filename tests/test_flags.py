@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from celltrace.server.engine.api import answer_question
-from celltrace.shared.flags import Flagged, flagged, footnote_marks, legend, unmarked
+from celltrace.shared.flags import Flagged, abbreviations, flagged, footnote_marks, legend, unmarked
 from celltrace.shared.table import Table
 
 NOTES = [
@@ -75,3 +75,31 @@ def test_footnote_marks_are_the_numbers_notes_start_with() -> None:
 ])
 def test_a_label_loses_only_a_mark_a_note_defines(text: str, bare: str) -> None:
     assert unmarked(text, frozenset({"1", "2", "3"})) == bare
+
+
+def test_abbreviations_are_the_short_labels_a_note_spells_out() -> None:
+    notes = ["GP = games played; G = goals; Pts = goals + assists; G/90 = goals per 90 minutes.",
+             "Note: FTE = full-time equivalent.", "ADR = average daily rate, RevPAR = revenue per room",
+             "Source: League office - statistics department.", *NOTES]
+    assert abbreviations(notes) == {"GP": "games played", "G": "goals", "G/90": "goals per 90 minutes",
+                                    "FTE": "full-time equivalent", "ADR": "average daily rate",
+                                    "RevPAR": "revenue per room"}  # a formula (`Pts`) or a source names none
+
+
+STANDINGS = Table(text=[
+    ["Team", "GP", "W", "GF", "GA"],
+    ["Harbor City FC", "34", "18", "61", "35"],
+    ["Pacific Tide", "34", "9", "40", "52"],
+    ["Granite Falls", "34", "15", "55", "41"],
+], notes=["GP = games played; W = wins; GF = goals for; GA = goals against."])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How many goals against did Pacific Tide have?", "52"),
+    ("How many games did Granite Falls play?", "34"),
+    ("How many wins did Harbor City FC have?", "18"),
+    ("Which team had the most goals for?", "Harbor City FC"),
+])
+def test_a_label_the_notes_spell_out_is_named_by_what_it_stands_for(question: str, answer: str) -> None:
+    """`GP` is not `goals Pacific` by its letters: the legend says what each short label means."""
+    assert answer_question(STANDINGS, question, engine="offline").answer == [answer]

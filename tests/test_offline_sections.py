@@ -448,3 +448,83 @@ def test_a_change_asked_between_two_named_years_ranks_on_the_change_line() -> No
     question = "Which service had the largest dollar increase in paid claims from FY2022 to FY2023?"
     plan, _ = run(table, question)
     assert plan.answer == ["Radiology"]
+
+
+CPI = Table(text=[
+    ["Expenditure group", "Jan", "Jun"],
+    ["All items", "130.2", "132.9"],
+    ["  Food and non-alcoholic beverages", "144.1", "146.4"],
+    ["    Bread and cereals", "150.3", "151.0"],
+    ["    Milk, cheese and eggs", "152.8", "153.1"],
+    ["  Clothing and footwear", "101.5", "103.0"],
+    ["  Housing, water, electricity, gas and other fuels", "138.0", "141.3"],
+    ["  Transport", "128.4", "131.0"],
+    ["  Restaurants and hotels", "140.2", "144.0"],
+])
+
+
+def test_a_ranking_compares_the_main_groups_not_a_few_sub_items() -> None:
+    """Two sub-items under `Food` beside five groups: `Food` stands for them (one level compared)."""
+    plan, _ = run(CPI, "Which expenditure group had the highest index value in Jun?")
+    assert plan.answer == ["Food and non-alcoholic beverages"]
+
+
+def test_a_part_netted_of_its_allowance_is_ranked_an_adjustment_below_a_total_is_not() -> None:
+    table = Table(text=[
+        ["", "2023"],
+        ["Current assets:", ""],
+        ["  Cash and cash equivalents", "2,847"],
+        ["  Accounts receivable, net of allowance of $41", "3,316"],
+        ["  Inventories", "2,689"],
+        ["    Total current assets", "8,852"],
+        ["Long-term debt, net of current portion", "4,055"],
+    ])
+    plan, _ = run(table, "Which current asset was the largest in 2023?")
+    assert plan.answer == ["Accounts receivable, net of allowance of $41"]
+
+
+def test_which_item_answers_the_name_not_the_code_beside_it() -> None:
+    """`Cost Code` holds `cost`, not `item`: the name is the item asked."""
+    table = Table(text=[
+        ["Cost Code", "Description", "Original Budget", "Approved Change Orders"],
+        ["01-100", "Demolition & clearing", "412,000", "18,500"],
+        ["03-100", "Mechanical / HVAC", "5,420,000", "312,000"],
+        ["03-200", "Plumbing", "1,780,000", "46,000"],
+    ])
+    plan, _ = run(table, "Which cost item has the largest approved change orders?")
+    assert plan.answer == ["Mechanical / HVAC"]
+
+
+PRETAX = Table(text=[
+    ["", "2023", "2022", "2021"],
+    ["  United States", "1,284.6", "1,210.0", "1,052.8"],
+    ["  Foreign", "742.9", "795.7", "690.1"],
+    ["Income before income taxes", "2,027.5", "2,005.7", "1,742.9"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was foreign income before income taxes in 2023?", "742.9"),  # a component named with its total
+    ("What was income before income taxes in 2022?", "2,005.7"),
+])
+def test_a_component_named_with_its_statement_total(question: str, answer: str) -> None:
+    plan, _ = run(PRETAX, question)
+    assert plan.answer == [answer]
+
+
+PROGRAMS = Table(text=[
+    ["Program", "FY 2024 Enacted", "", "FY 2025 Request", ""],
+    ["", "Qty", "$M", "Qty", "$M"],
+    ["PAC-3 MSE", "230", "1,204.6", "230", "1,232.8"],
+    ["Javelin", "1,251", "312.7", "1,000", "179.8"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How much was enacted for PAC-3 MSE in FY 2024?", "1,204.6"),
+    ("What is the FY 2025 request for Javelin?", "179.8"),
+    ("How many Javelins were enacted in FY 2024?", "1,251"),
+])
+def test_a_count_and_an_amount_side_by_side_answer_the_kind_asked(question: str, answer: str) -> None:
+    plan, _ = run(PROGRAMS, question)
+    assert plan.answer == [answer]

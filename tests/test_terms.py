@@ -125,3 +125,23 @@ def test_several_values_read_from_cells_carry_the_unit_they_share() -> None:
     assert (r.answer, r.value, r.unit) == (["$29,000", "$31,000"], None, "$ millions")
     r = ask("what were the passenger and cargo revenue in 2017, respectively?")
     assert r.answer == ["$31,000", "1,234"] and r.unit is None  # `$ millions` and `millions`
+
+
+def test_what_a_money_caption_does_not_measure_has_no_money_unit() -> None:
+    """A count (`Qty`), a price per share and a year under `Dollars in millions` are none of them
+    millions of dollars."""
+    table = Table(text=[
+        ["", "FY 2025", "", ""],
+        ["", "Qty", "$M", "Maturity"],
+        ["PAC-3 MSE", "230", "1,232.8", "2046"],
+        ["Javelin", "1,000", "179.8", "2031"],
+    ], merges=[(0, 1, 0, 2)], title="Dollars in millions")
+    assert ask("How many PAC-3 MSE were requested in FY 2025?", table).unit is None
+    assert ask("How much is requested for Javelin in FY 2025?", table).unit == "$ millions"
+    assert ask("In what year does Javelin mature?", table).unit is None
+    quarters = Table(text=[
+        ["", "First Quarter", "Second Quarter"],
+        ["Net sales", "$412,300", "$455,120"],
+        ["Stock price range: High", "$48.20", "$55.10"],
+    ], title="(in thousands, except per share data)")
+    assert ask("What was the high stock price in the second quarter?", quarters).unit == "$"

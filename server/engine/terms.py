@@ -117,6 +117,9 @@ def unit_of(headers: HeaderModel, sources: Iterable[Node], style: NumStyle | Non
     own = style_unit(style)
     if own == "%":  # a percent is not in millions
         return own
+    sources = list(sources)
+    if sources and all(_a_date(headers, n) for n in sources):  # `Maturity` 2046 is no amount
+        return None
     units = {headers.unit_for(n) for n in sources}
     unit = units.pop() if len(units) == 1 else None
     if unit is None:
@@ -124,6 +127,15 @@ def unit_of(headers: HeaderModel, sources: Iterable[Node], style: NumStyle | Non
     if own and not unit.startswith(tuple(CURRENCIES.values())):
         return f"{own} {unit}"
     return unit
+
+
+_WHEN = re.compile(r"\b(?:years?|maturity|matures?|due|dates?|expir\w*|vintage|founded|built|established)\b")
+
+
+def _a_date(headers: HeaderModel, node: Node) -> bool:
+    """The cell shows a year under a label saying when (`Maturity`, `Year built`)."""
+    return re.fullmatch(r"(?:19|20)\d\d", node.text.strip()) is not None and any(
+        _WHEN.search(n.text.lower()) for n in headers.col_path(node) + headers.row_path(node))
 
 
 def style_unit(style: NumStyle | None) -> str | None:

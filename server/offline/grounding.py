@@ -37,6 +37,7 @@ from celltrace.server.offline.lines import (
     AGGREGATE_LABEL_WORDS,
     OF_WHOLE,
     Line,
+    closing_totals,
     has_value,
     is_aggregate,
     is_aggregate_label,
@@ -47,7 +48,7 @@ from celltrace.server.offline.lines import (
     value_cell,
 )
 from celltrace.server.offline.polarity import answered, asks_yes_or_no, polar_label, polar_positions
-from celltrace.shared.flags import figure_text, legend
+from celltrace.shared.flags import abbreviations, figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
@@ -103,6 +104,15 @@ _BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
 """`the upper bound of the confidence interval`: one end of an interval estimate."""
 _INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
 """A label heading an interval estimate's two ends (`95% confidence interval`, `95% CI`)."""
+
+MEASURE_FIT = 0.05
+"""Extra score of a line labelled only by the kind of figure the question asks (`how many`, `the
+number of` → `Qty`, `Units`; else money: `$M`, `Amount`) beside one labelled by the other kind
+(`FY 2024 > Qty | $M`)."""
+_MONEY_LABEL = re.compile(r"^(?:[$€£]\s*(?:m|mn|k|b|bn|000s?|'000|thousands?|millions?|billions?)?"
+                          r"|amount|dollars?|value)(?:\s*\([^)]*\))?$")
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b|\bquantity\b|\bunits\b")
+_COUNT_LABEL = re.compile(r"^(?:qty|quantity|units?|number|no\.?|#|count)(?:\s*\([^)]*\))?$")
 
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
@@ -266,6 +276,8 @@ class Grounder:
         self._match_periods(label_nodes)
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
+        self._match_abbreviations(label_nodes)
+        self._match_totals_named()
         self.polar = polar_positions(question, [n.text for n in label_nodes.values()])
         """Where the question names a yes/no line (`polarity`)."""
         self._match_polar()
@@ -301,6 +313,9 @@ class Grounder:
         self.asked_also: str | None = next(iter(tokens(also)), None) if also else None
         self._asks_a_year = bool(self.q_years and not _SHORT_PERIOD.search(q))
         self._asks_precision = asks_precision(q)
+        self._asked_measure = _COUNT_LABEL if _COUNT_ASKED.search(q) else _MONEY_LABEL
+        """The pattern of labels naming the kind of figure asked: a count for `how many`, `the
+        number of`, else an amount of money."""
         self._change_sign = 1.0 if ASKS_CHANGE.search(q) and not REACHED.search(q) else -1.0
         self.ranked: list[tuple[float, Line, Line]] | None = None
         self.unfilled: tuple[float, Node] | None = None
@@ -369,6 +384,32 @@ class Grounder:
                 if any(phrase_spans(text, n) for n in names if not phrase_spans(said, n)):
                     self._also_match(nid, stems)
                     self._named_otherwise.add(nid)
+
+    def _match_abbreviations(self, label_nodes: dict[int, Node]) -> None:
+        """A label the notes spell out (`G = goals`, `GP = games played`) matches the question words
+        of what it stands for, not those its letters might abbreviate (`GP` is not `goals Pacific`),
+        and counts as mentioned whole when the question says all of it."""
+        spelled = abbreviations(self.graph.table.notes)
+        if not spelled:
+            return
+        for nid, n in label_nodes.items():
+            long = spelled.get(n.text.strip())
+            if long is None:
+                continue
+            self._match[nid] = match_words(long, self.qwords)
+            if phrase_spans(self.qnorm, normalise_text(long)):
+                self._named_otherwise.add(nid)
+
+    def _match_totals_named(self) -> None:
+        """A component named with its statement total (`foreign income before income taxes` over
+        `United States`, `Foreign`, then `Income before income taxes`): a part the question names
+        whole also matches the words its total's label matches, as a parent label's would."""
+        for lines, others in ((self.rows, self.cols), (self.cols, self.rows)):
+            for index, total in closing_totals(self.graph, lines, others).items():
+                part = next(ln for ln in lines if ln.index == index)
+                if (part.label is not None and total.label is not None and self._match[total.label.id]
+                        and phrase_spans(self.qnorm, normalise_text(part.label.text).strip())):
+                    self._also_match(part.label.id, self._match[total.label.id])
 
     def _years_of_one_axis(self) -> None:
         """The question's years are periods of the axis whose lines they all head (`Dec. 31, 2023`,
@@ -748,10 +789,22 @@ class Grounder:
             own = line.label  # a sign legend (`Variance > Positive (Negative)`) leaves its parent named
             if len(line.path) > 1 and _SIGN_LEGEND.match(normalise_text(own.text)):
                 own, known = line.path[-2], frozenset(t for n in line.path[:-2] for t in label_tokens(n.text))
+            measure = MEASURE_FIT * self._names_asked_measure(line)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year
-                - interim + change)
+                - interim + change + measure)
         return bonus
+
+    def _names_asked_measure(self, line: Line) -> bool:
+        """The line's own label is the kind of figure asked (`$M` for `how much`), and a sibling's
+        the other kind (`Qty`)."""
+        asked = self._asked_measure
+        if line.label is None or not asked.match(normalise_text(line.label.text)):
+            return False
+        other = _COUNT_LABEL if asked is _MONEY_LABEL else _MONEY_LABEL
+        lines = self.rows if line.axis == "row" else self.cols
+        return any(ln.parent_ids == line.parent_ids and ln.label is not None
+                   and other.match(normalise_text(ln.label.text)) for ln in lines)
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness.

@@ -10,6 +10,7 @@ from weakref import WeakKeyDictionary
 
 from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, words
+from celltrace.shared.headers import indent_of
 from celltrace.shared.numbers import is_year_text, parse_number_info
 
 AGGREGATE_LABEL_WORDS = frozenset(
@@ -142,11 +143,11 @@ def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[
     return out
 
 
-def _figures(graph: CellGraph, members: list[Line], other: Line, flags: dict[str, str], nil: bool = False
-             ) -> tuple[list[float], float] | None:
+def _figures(graph: CellGraph, members: list[Line], other: Line, flags: dict[str, str], nil: bool = False,
+             least: int = 4) -> tuple[list[float], float] | None:
     """The members' figures where they cross `other` and the rounding their sum may carry; None
-    unless each shows a figure (no year, one cell each; `nil`: a dash alone counts as zero) and four
-    at least are not zero."""
+    unless each shows a figure (no year, one cell each; `nil`: a dash alone counts as zero) and
+    `least` at least are not zero."""
     cells = [graph.node_at(ln.index, other.index) if ln.axis == "row" else
              graph.node_at(other.index, ln.index) for ln in members]
     texts = ["0" if nil and is_nil(c) else figure_text(c.text, flags) for c in cells]
@@ -154,8 +155,8 @@ def _figures(graph: CellGraph, members: list[Line], other: Line, flags: dict[str
     if len({c.id for c in cells}) < len(cells) or len(nums) < len(cells):
         return None
     values = [i.value for i in nums]
-    if sum(1 for v in values if v) < 4 or any(is_year_text(c.text) for c in cells):
-        return None  # a total of three nonzero parts at least; no years
+    if sum(1 for v in values if v) < least or any(is_year_text(c.text) for c in cells):
+        return None  # by default a total of three nonzero parts at least; no years
     return values, 0.5 * 10 ** -max(i.decimals for i in nums) * len(values) + 1e-9
 
 
@@ -190,6 +191,32 @@ def group_totals(graph: CellGraph, part: Line, lines: list[Line], others: list[L
         found = [f for other in others if (f := _figures(graph, [*group, ln], other, flags, nil=True))]
         if len(found) >= SUM_MIN_FIGURES and all(abs(2 * v[-1] - sum(v)) <= tol for v, tol in found):
             out.append(ln)
+    return out
+
+
+def closing_totals(graph: CellGraph, lines: list[Line], others: list[Line]) -> dict[int, Line]:
+    """Each part's total in a statement's layout: a line right under a run of two lines or more
+    indented deeper than it (same parent labels) whose figures are the run's sum at
+    `SUM_MIN_FIGURES` positions at least and wherever all show one (`United States`, `Foreign`, then
+    `Income before income taxes` at the left). Keyed by the parts' indices."""
+    flags = legend(graph.table.notes)
+    out: dict[int, Line] = {}
+    for i, total in enumerate(lines):
+        if total.label is None:
+            continue
+        run: list[Line] = []
+        for ln in reversed(lines[:i]):
+            nxt = run[-1] if run else total
+            if (ln.index != nxt.index - 1 or ln.label is None or (run and ln.parent_ids != nxt.parent_ids)
+                    or indent_of(ln.label.text) <= indent_of(total.label.text)):
+                break
+            run.append(ln)
+        if len(run) < 2:
+            continue
+        found = [f for other in others
+                 if (f := _figures(graph, [*run, total], other, flags, nil=True, least=3))]
+        if len(found) >= SUM_MIN_FIGURES and all(abs(2 * v[-1] - sum(v)) <= tol for v, tol in found):
+            out.update({ln.index: total for ln in run})
     return out
 
 

@@ -240,9 +240,26 @@ def _category_test(noun: str | None, also: str | None = None) -> Callable[[str],
 
 
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
+    """The lines a ranking compares: those heading no other line, less totals. Where a few of them
+    are sub-items of a line beside the others (`Bread`, `Meat` under `Food` beside `Transport`,
+    `Health`, …), that line stands for them: members are compared at one level."""
     heads = {n.id for ln in lines for n in ln.path[:-1]}
     members = [ln for ln in lines if not is_aggregate(ln) and (ln.label is None or ln.label.id not in heads)]
-    return members or lines
+    if not members:
+        return lines
+    depth = min(len(ln.path) for ln in members)
+    deeper = [ln for ln in members if len(ln.path) > depth]
+    if not deeper or 2 * len(deeper) >= len(members):
+        return members
+    by_label = {ln.label.id: ln for ln in lines if ln.label is not None and not is_aggregate(ln)}
+    items = Counter(ln.path[depth - 1].id for ln in deeper)  # a line over one sub-line only (`Memo:
+    out: list[Line] = []  # FY 2024 Enacted` over its change) is no group of sub-items
+    for ln in members:
+        head = ln.path[depth - 1].id if ln in deeper else None
+        ln = by_label.get(head, ln) if head is not None and items[head] > 1 else ln
+        if ln not in out:
+            out.append(ln)
+    return out
 
 
 _SINCE = re.compile(r"\b(since|after|from)\s+((?:19|20)\d\d)\b(?:\s+(?:to|through|and)\s+((?:19|20)\d\d)\b)?")
@@ -305,28 +322,42 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     units = Counter(label_unit(node.text) for node, _ in members)
     common = units.most_common(1)[0][0] if units else None  # `Net generation (GWh)` below fuel shares
     return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes
-            and not (totalled and _ADJUSTMENT.search(normalise_text(m[0].text)))
+            and not (totalled and _adjusts(m[0], m[1], every))
             and label_unit(m[0].text) in (None, common)] or members
 
 
-_ADJUSTMENT = re.compile(r"^(?:less|plus|add|deduct)\s*:|\bnet of\b")
-"""A reconciling line below a total (`Less: current portion`, `Long-term debt, net of current
-portion`): the total adjusted, no part to rank."""
+_ADJUSTMENT = re.compile(r"^(?:less|plus|add|deduct)\s*:")
+_NET_OF = re.compile(r"\bnet of\b")
+
+
+def _adjusts(node: Node, line: Line, every: list[Line]) -> bool:
+    """A reconciling line below a total (`Less: current portion`, and `Long-term debt, net of current
+    portion` right under a total or such a line): the total adjusted, no part to rank. `Accounts
+    receivable, net of allowance` among its siblings is a part."""
+    text = normalise_text(node.text)
+    if _ADJUSTMENT.search(text):
+        return True
+    above = [ln for ln in every if ln.index < line.index]
+    return bool(_NET_OF.search(text) and above and above[-1].label is not None and (
+        is_aggregate_label(above[-1].label) or _ADJUSTMENT.search(normalise_text(above[-1].label.text))))
 
 
 def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     """A line's labels, innermost first; of several labels side by side on a row (`Property |
     Market | Year acquired`), the one under the column header holding `noun` (by default the asked
-    one; with the fewest other words) comes first, else the first of them that is no code (the name
-    the others describe)."""
+    one; with the fewest other words; a code only when the header holds the word after it too:
+    `which cost item` is no `Cost Code`) comes first, else the first of them that is no code (the
+    name the others describe)."""
     inner = list(reversed(ln.path))
     own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
     if len(own) < 2:
         return inner
     noun = noun or g.asked_noun
     heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
-    named = sorted((n for n in own if any(noun in toks for toks in heads[n.id])),
-                   key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))
+    asked = ({noun} | _next_word(g)) if noun == g.asked_noun else {noun}
+    named = sorted((n for n in own if any(noun in toks and (asked <= toks or not is_code(n.text))
+                                          for toks in heads[n.id])),  # `which cost item`: not the
+                   key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))  # `Cost Code`
     names = [n for n in own if not is_code(n.text)]  # `Hex bolt M8 x 40`, not `W-1024`
     first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
