@@ -528,3 +528,62 @@ PROGRAMS = Table(text=[
 def test_a_count_and_an_amount_side_by_side_answer_the_kind_asked(question: str, answer: str) -> None:
     plan, _ = run(PROGRAMS, question)
     assert plan.answer == [answer]
+
+
+FREIGHT = Table(text=[
+    ["Mode", "2022", "2023"],
+    ["Weight (millions of tons)", "", ""],
+    ["  Truck", "12,388", "12,512"],
+    ["  Rail", "1,526", "1,497"],
+    ["  Pipeline", "3,347", "3,402"],
+    ["  Total, all modes", "17,261", "17,411"],
+    ["Ton-miles (billions)", "", ""],
+    ["  Truck", "2,274", "2,301"],
+    ["  Rail", "1,647", "1,612"],
+    ["  Pipeline", "1,039", "1,058"],
+    ["  Total, all modes", "4,960", "4,971"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How many tons of freight moved by rail in 2022?", "1,526"),  # the section's unit names it
+    ("How many ton-miles did pipelines account for in 2023?", "1,058"),
+    ("Which mode carried the second-largest tonnage in 2023?", "Pipeline"),
+])
+def test_a_section_named_by_its_unit(question: str, answer: str) -> None:
+    plan, _ = run(FREIGHT, question)
+    assert plan.answer == [answer]
+
+
+def test_a_reconciling_line_is_no_member_of_a_ranking() -> None:
+    table = Table(text=[
+        ["", "2021"],
+        ["Net revenue:", ""],
+        ["  Industrial Automation", "4,120.5"],
+        ["  Energy Systems", "2,250.1"],
+        ["  Emerging Technologies", "310.4"],
+        ["    Total segment net revenue", "6,681.0"],
+        ["  Intersegment eliminations", "(95.2)"],
+        ["Consolidated net revenue", "6,585.8"],
+    ])
+    plan, _ = run(table, "Which segment had the lowest net revenue in 2021?")
+    assert plan.answer == ["Emerging Technologies"]
+
+
+_SITE_ROWS = [
+    ["Site No.", "Principal Investigator", "City", "Country", "Activation date", "Screened",
+     "Screen failures"],
+    ["Asia-Pacific", "", "", "", "", "", ""],
+    ["3002", "Dr. Ji-ho Park", "Seoul", "South Korea", "30-May-2023", "52", "14"],
+    ["3007", "Dr. Kenji Sato", "Osaka", "Japan", "24-Jul-2023", "40", "9"],
+    ["3013", "Dr. Emily Chen", "Melbourne", "Australia", "03-Oct-2023", "45", "11"],
+    ["Subtotal, Asia-Pacific", "", "", "", "", "137", "34"],
+    ["All sites", "", "", "", "", "475", "133"],
+]
+SITES = Table(text=_SITE_ROWS, values=[[int(c) if c.isdigit() else c for c in row] for row in _SITE_ROWS])
+
+
+def test_a_record_is_named_by_the_label_the_question_says() -> None:
+    """`Seoul` names its record, whose last label is a date: not `All sites` for its `site`."""
+    plan, _ = run(SITES, "How many screen failures did the Seoul site have?")
+    assert plan.answer == ["14"]

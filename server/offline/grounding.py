@@ -43,6 +43,7 @@ from celltrace.server.offline.lines import (
     is_aggregate_label,
     is_nil,
     mark_sums,
+    on_line,
     roll_forward,
     under_aggregate,
     value_cell,
@@ -53,7 +54,7 @@ from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
 from celltrace.shared.numstyle import grouping
-from celltrace.shared.units import is_sample_size, label_unit, parse_unit
+from celltrace.shared.units import CURRENCIES, SCALE_UNITS, SCALES, is_sample_size, label_unit, parse_unit
 
 AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
@@ -123,6 +124,14 @@ _SIGN_LEGEND = re.compile(
     r"(?:negative|unfavou?rable|decrease|under|loss|deficit)\s*\)?$")
 """A label that only says how signs read (`Positive (Negative)`, `Favorable (Unfavorable)`)."""
 _UNIT_AFTER = re.compile(r"\s*\(([^()]*)\)\s*$")
+RECORD_LABELS = 4
+"""Labels side by side on a row that make it a record of a list (`Site No. | Investigator | City |
+Country`), whose name is the label the question names, not the last."""
+UNIT_NAMED = 0.9
+"""How completely a label is mentioned by its unit alone (less than a label said outright)."""
+_PLAIN_UNIT_STEMS = frozenset(label_tokens(" ".join(
+    [*SCALES.values(), *SCALE_UNITS, *CURRENCIES, "percent", "percentage", "number", "rate"])))
+"""Unit words that say how a figure is shown rather than what it measures."""
 _EXCLUDING = re.compile(
     r"\b(?:excluding|except|excl\.|other than|not including|net of|excluded from)\b(.*)$")
 """A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
@@ -599,7 +608,18 @@ class Grounder:
             m = self.matched(node)
             got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
             lex = got / len(ltoks)
-        return max(lex, self.soft.get(node.id, 0.0))
+        return max(lex, self._unit_said(node.text), self.soft.get(node.id, 0.0))
+
+    def _unit_said(self, text: str) -> float:
+        """`UNIT_NAMED` when the question says the measure a label's closing unit counts in (`how many
+        tons`: `Weight (millions of tons)`, beside `Ton-miles (billions)` that `ton-miles` names
+        outright); a scale, currency or percent names no label."""
+        m = _UNIT_AFTER.search(text)
+        unit = parse_unit(m.group(1).split(",")[0]) if m else None
+        if not unit:
+            return 0.0
+        said = set(label_tokens(unit)) - _PLAIN_UNIT_STEMS
+        return UNIT_NAMED * (bool(said) and said <= self.qtoks)
 
     def _unsaid_class(self, text: str) -> bool:
         """A class its number tells apart (`1 unit`, `2 to 4 units`, `5 units or more`) whose numbers
@@ -789,6 +809,10 @@ class Grounder:
             own = line.label  # a sign legend (`Variance > Positive (Negative)`) leaves its parent named
             if len(line.path) > 1 and _SIGN_LEGEND.match(normalise_text(own.text)):
                 own, known = line.path[-2], frozenset(t for n in line.path[:-2] for t in label_tokens(n.text))
+            beside = [n for n in line.path if on_line(line, n)]  # a record's labels (`1043 | Dr. Park
+            worded = [n for n in beside if has_value(n) and not is_number_text(n.text)]  # | Seoul | …`):
+            if line.axis == "row" and len(worded) >= RECORD_LABELS and own in beside:  # the one the
+                own = max(beside, key=lambda n: self.mention(n, known))  # question names
             measure = MEASURE_FIT * self._names_asked_measure(line)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year

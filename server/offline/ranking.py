@@ -331,15 +331,19 @@ _NET_OF = re.compile(r"\bnet of\b")
 
 
 def _adjusts(node: Node, line: Line, every: list[Line]) -> bool:
-    """A reconciling line below a total (`Less: current portion`, and `Long-term debt, net of current
-    portion` right under a total or such a line): the total adjusted, no part to rank. `Accounts
-    receivable, net of allowance` among its siblings is a part."""
+    """A reconciling line (`Intersegment eliminations`, `Unallocated`) or one below a total (`Less:
+    current portion`; `Long-term debt, net of current portion` right under a total or such a line):
+    the total adjusted, no part to rank. `Accounts receivable, net of allowance` among its siblings
+    is a part."""
     text = normalise_text(node.text)
-    if _ADJUSTMENT.search(text):
+    if _ADJUSTMENT.search(text) or _RECONCILING.search(text):
         return True
     above = [ln for ln in every if ln.index < line.index]
     return bool(_NET_OF.search(text) and above and above[-1].label is not None and (
         is_aggregate_label(above[-1].label) or _ADJUSTMENT.search(normalise_text(above[-1].label.text))))
+
+
+_RECONCILING = re.compile(r"\b(?:eliminations?|intersegment|inter-segment|unallocated|reconciling)\b")
 
 
 def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
@@ -401,7 +405,11 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
 
         def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies
             return tuple(n.id for n in ln.path[:-1] if not member(n.text))
-        parents = {parent_of(ln) for s, ln in scored if s >= top - 0.05}
+        near = [ln for s, ln in scored if s >= top - 0.05]
+        heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # of sections alike (three lines
+        said = {parent_of(ln): sum(g.mention(n) for n in ln.path[:-1] if heads[n.id] >= 3)  # or more
+                for ln in near}  # each), the one the question names (`how many tons`: `Weight (millions
+        parents = {p for p, m in said.items() if m >= max(said.values()) - 0.05}  # of tons)`)
         group = [ln for ln in lines if parent_of(ln) in parents]
         # labels beside a line's own (`Campaign | Channel`) head no group, nor does one line the
         # question names less than half of (`Absolute return / hedge funds` for `return`): the other
