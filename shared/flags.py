@@ -95,24 +95,28 @@ _NOTE_NUMBER = re.compile(
 """A note defining a footnote: `1. Excludes …`, `(2) Includes …`, `3 Revised …`, `⁴ …` (a sentence
 that opens with a number, `1 in 5 Canadians …`, defines none)."""
 _MARKED = re.compile(
-    r"^(?P<label>.*?[A-Za-z)\]])\s*(?:\((?P<paren>\d{1,2}(?:\s*,\s*\d{1,2})*)\)"
+    r"^(?P<label>.*?[A-Za-z)\]])\s*(?:\((?P<paren>\d{1,2}(?:\s*,\s*\d{1,2})*|[A-Za-z])\)"
     r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")
 
 
 _MARKED_NUMBER = re.compile(
-    r"^(?P<label>.*?\d)\s*(?:\((?P<paren>\d{1,2})\)|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+))(?P<plain>)$")
+    r"^(?P<label>.*?\d)\s*(?:\((?P<paren>\d{1,2}|[A-Za-z])\)|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+))(?P<plain>)$")
 """A number label's mark set apart (`2021 (1)`, `2021¹`), never run into it (`20211`)."""
 
 
 def footnote_marks(notes: Iterable[str]) -> frozenset[str]:
     """The footnote numbers the notes define (`1. Excludes the territories.`, `(2) Includes …`,
-    `³ Revised`)."""
+    `³ Revised`), and letters they define in parentheses (`(p) provisional`)."""
     out = set()
     for line in notes:
-        m = _NOTE_NUMBER.match(line)
+        m = _NOTE_NUMBER.match(line) or _NOTE_LETTER.match(line)
         if m:
             out.add(next(g for g in m.groups() if g).translate(_SUPERSCRIPT))
     return frozenset(out)
+
+
+_NOTE_LETTER = re.compile(r"^\s*\(([A-Za-z])\)\s*[-–:=]?\s*[A-Za-z]{3}")
+"""A note defining a letter mark: `(p) provisional`, `(r) revised`."""
 
 
 def unmarked(text: str, marks: frozenset[str]) -> str:

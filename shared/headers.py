@@ -185,10 +185,12 @@ class HeaderModel:
 
     def _corner_unit(self) -> CaptionUnit | None:
         """The unit written in the corner above the row labels (`€ million` beside the dates), read
-        like a caption's."""
+        like a caption's; a time unit there measures the row labels (`Age group (years)`, `Year`),
+        not the figures."""
         corner = {self.graph.node_at(r, c).id: self.graph.node_at(r, c) for r in range(self.header_rows)
                   for c in range(self.header_cols)}
-        return next((unit for n in corner.values() if not n.empty and (unit := caption_unit(n.text))), None)
+        return next((unit for n in corner.values() if not n.empty and (unit := caption_unit(n.text))
+                     and unit.unit not in PERIOD_UNITS), None)
 
     def _title_lines(self) -> list[Node]:
         """The full-width rows that open the header band (title, unit line), top first."""

@@ -145,3 +145,13 @@ def test_what_a_money_caption_does_not_measure_has_no_money_unit() -> None:
         ["Stock price range: High", "$48.20", "$55.10"],
     ], title="(in thousands, except per share data)")
     assert ask("What was the high stock price in the second quarter?", quarters).unit == "$"
+
+
+def test_a_time_unit_in_the_corner_measures_the_row_labels_not_the_figures() -> None:
+    table = Table(text=[
+        ["Age group (years)", "2013", "2023"],
+        ["0 to 14", "412,300", "398,100"],
+        ["15 to 64", "1,611,200", "1,650,400"],
+        ["Total, all ages", "2,023,500", "2,048,500"],
+    ])
+    assert ask("What was the total population in 2023?", table).unit is None

@@ -13,6 +13,7 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     AGGREGATE_STEMS,
     ASKS_CHANGE,
+    EVERY_PERIOD,
     MONTH_NAMES,
     YEAR,
     Grounder,
@@ -244,13 +245,14 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         # `over the four quarters shown`: the periods beside the best line (`Number of Sales`)
         best = best_col if axis == "col" else best_row
         members = _beside_best(members, best, every.group(1) if every else None, op)
-        if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or (
-                op == "average" and _per_member(g, axis, members))):
-            return None
+        count = every.group(1) if every else None
+        counted = count is not None and count != "all" and int(CARDINALS.get(count, count)) == len(members)
+        if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or counted or (
+                op == "average" and _per_member(g, axis, members))):  # `across the four weekends`:
+            return None  # as many periods as said, whatever their labels (`Oct 6–8`)
         if op == "sum" and not _additive(g, axis, members, fixed, titled=not every):
             return None
-        count = every.group(1) if every else None
-        if count and count != "all" and int(CARDINALS.get(count, count)) != len(members):
+        if count and count != "all" and not counted:
             return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
@@ -313,14 +315,6 @@ _QUARTER_LABEL = re.compile(r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)
                             r"|(?:first|second|third|fourth)\s+quarter|h[12])(?:[\s,/-]+((?:19|20)\d\d))?$")
 
 
-EVERY_PERIOD = re.compile(
-    r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
-    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months)\b")
-"""`over the three years`, `across all years`, `in the last four quarters`: every period the table
-shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
-(`Average receivables`)."""
-
-
 _EVERY_MEMBER = re.compile(
     r"\b(?:across|over|for|of)\s+(?:all|each\s+of)\s+(?:the\s+)?(?:(?:listed|reported|selected)\s+)?"
     rf"(?:({'|'.join(CARDINALS)}|\d+)\s+)?(?:listed\s+)?([a-z]+s)\b")
@@ -353,8 +347,9 @@ def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
 
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
     """A change in one named year (`How much did cash increase in 2020?`, or the latest year when the
-    question says `year over year` and names none) on a table that shows the year before beside it
-    (same parent labels) and has no change line of its own: the best-grounded line of that year
+    question says `year over year` and names none; a quarter or month of it against the same one a
+    year before) on a table that shows the year before beside it (same parent labels, or its own
+    quarters) and has no change line of its own: the best-grounded line of that year
     against the previous year's (a decrease: the previous minus the year). Only when the question
     asks the amount of the change (`how much did … increase`, `what was the change in …`, `by what
     percentage did … increase`, `the growth rate of …`); `rose to` asks the level reached."""
@@ -370,9 +365,10 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
             cell = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
             return g.h.is_data(cell)
 
-        pairs = [(ln, prev) for ln in lines if line_year(ln) == year and holds_data(ln) for prev in lines
-                 if line_year(prev) == str(int(year) - 1) and holds_data(prev)
-                 and prev.parent_ids == ln.parent_ids]
+        dated = {ln.index: _dated(ln) for ln in lines}
+        pairs = [(ln, prev) for ln in lines if dated[ln.index][0] == year and holds_data(ln) for prev in lines
+                 if dated[prev.index] == (str(int(year) - 1), dated[ln.index][1]) and holds_data(prev)
+                 and (prev.parent_ids == ln.parent_ids or dated[ln.index][1] is not None)]
         if not pairs:
             continue
         line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
@@ -382,12 +378,23 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         if plan is not None and words:
             bare = _without(g.q, words)
             if g.q_years:
-                plan.parts = [re.sub(rf"\b{year}\b", line_year(ln) or year, bare) for ln in chosen]
+                plan.parts = [re.sub(rf"\b{year}\b", dated[ln.index][0] or year, bare) for ln in chosen]
             else:  # `… year over year`: each year's lookup names its year
                 bare = " ".join(_YEAR_BEFORE.sub(" ", bare).split()).rstrip(" ?.")
                 plan.parts = [f"{bare} in {line_year(ln)}" for ln in chosen]
         return plan
     return None
+
+
+def _dated(line: Line) -> tuple[str | None, str | None]:
+    """A line's year and, for a quarter or month (`2023 > Q4`, `Q4 2023`), the part of it: `Q4 2023`
+    compares with `Q4 2022` (year over year)."""
+    label = line.label.text if line.label is not None else ""
+    part = _year_of_part(label)
+    if part is None:
+        return line_year(line), None
+    year = part or next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text))), None)
+    return year, " ".join(YEAR.sub(" ", normalise_text(label)).split())
 
 
 def _gives_asked_change(g: Grounder) -> bool:

@@ -127,6 +127,7 @@ _UNIT_AFTER = re.compile(r"\s*\(([^()]*)\)\s*$")
 RECORD_LABELS = 4
 """Labels side by side on a row that make it a record of a list (`Site No. | Investigator | City |
 Country`), whose name is the label the question names, not the last."""
+_AVERAGE_STEMS = frozenset(label_tokens(" ".join(ops.AVERAGE_WORDS)))
 UNIT_NAMED = 0.9
 """How completely a label is mentioned by its unit alone (less than a label said outright)."""
 _PLAIN_UNIT_STEMS = frozenset(label_tokens(" ".join(
@@ -146,10 +147,12 @@ YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 _SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATED_YEAR = re.compile(
-    rf"^(?:(?:as\s+(?:of|at)|at|ended|ending)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
+    rf"^(?:(?:as\s+(?:of|at)|at|ended|ending|(?:fiscal\s+)?years?\s+end(?:ed|ing)|(?:twelve|12)\s+months\s+"
+    rf"ended)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
     rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*|(?:fall|autumn|spring|summer|winter)\s+(?:term\s+)?)"
     rf"((?:19|20)\d\d){YEAR_STATUS}{CURRENCY_SCALE}$")
-"""A period label that names one year by its date (`December 31, 2019`, `31 Dec 2019`, `Sep 2021`,
+"""A period label that names one year by its date (`December 31, 2019`, `Year ended December 31,
+2023`, `31 Dec 2019`, `Sep 2021`,
 `Fiscal 2019`, `FY2019`, a model's `FY2021A`, `31 December 2023 £'000`) or its term (`Fall 2022`): a
 question naming the year names the label (balance sheets, filings, financial models, enrolment)."""
 
@@ -267,6 +270,9 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
+        if EVERY_PERIOD.search(self.qnorm):  # `the average … across the four quarters`: `average`
+            self.qwords = [w for w in self.qwords if w[1] not in _AVERAGE_STEMS]  # is the operation,
+            self.qtoks = {s for _, s in self.qwords}  # not `Average monthly revenue per membership`
         whole = set() if ops.asks_label(question) else whole_table_words(  # `which segment reported an
             self.qnorm, graph.table.title or "", texts)  # operating loss`: what its members are measured by
         if whole:  # `the total of all contractual obligations` under that title: the whole table
@@ -806,6 +812,8 @@ class Grounder:
             named = all(self.mention(n) >= 0.99 for n in line.path  # `Land-use change and forestry
                         if _CHANGE_STEMS & set(label_tokens(n.text)))  # (LULUCF)` asked as `LULUCF`
             change = CHANGE_FIT * sign * gives_change(line) * (sign > 0 or not named)
+            if change > 0 and self._other_span(line):  # `from January to June` is no `Jun / May`
+                change = -CHANGE_FIT
             own = line.label  # a sign legend (`Variance > Positive (Negative)`) leaves its parent named
             if len(line.path) > 1 and _SIGN_LEGEND.match(normalise_text(own.text)):
                 own, known = line.path[-2], frozenset(t for n in line.path[:-2] for t in label_tokens(n.text))
@@ -818,6 +826,15 @@ class Grounder:
                 0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year
                 - interim + change + measure)
         return bonus
+
+    def _other_span(self, line: Line) -> bool:
+        """The line gives a change over a span of months (`Jun 2024 / May 2024`) other than the one
+        between the two months the question compares (`from January 2024 to June 2024`)."""
+        if len(self.q_months) != 2 or len(self.q_years) > 1:
+            return False
+        asked = max(self.q_months) - min(self.q_months)
+        spans = [m for n in line.path if (m := month_span(n.text)) is not None]
+        return bool(spans) and asked not in spans
 
     def _names_asked_measure(self, line: Line) -> bool:
         """The line's own label is the kind of figure asked (`$M` for `how much`), and a sibling's
@@ -893,6 +910,15 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
         stem == "percent" and ops.asks_growth(question))
 
 
+EVERY_PERIOD = re.compile(
+    r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
+    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months|weeks|weekends|days"
+    r"|seasons|semesters|terms)\b")
+"""`over the three years`, `across all years`, `in the last four quarters`: every period the table
+shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
+(`Average receivables`)."""
+
+
 _SHORT_SPAN = re.compile(r"\b((?:19|20)\d\d)\s*[-–/]\s*(\d\d)\b(?!\d)")
 
 
@@ -932,12 +958,13 @@ def price_base(text: str) -> bool:
 
 def line_year(line: Line) -> str | None:
     """The year a line's own label names (`label_year`); for a label that only gives a unit (`2019 >
-    number`, `2019 > %`, `2019 > 2022 constant dollars`: a price base's year is no period), the
-    year of the nearest label above it."""
+    number`, `2019 > %`, `2019 > 2022 constant dollars`: a price base's year is no period) or a
+    total (`2022 > Total`), the year of the nearest label above it."""
     if line.label is None:
         return None
     year = label_year(line.label.text)
-    if year is not None or (parse_unit(line.label.text) is None and not price_base(line.label.text)):
+    if year is not None or (parse_unit(line.label.text) is None and not price_base(line.label.text)
+                            and not is_aggregate_label(line.label)):  # `2022 > Total`: the year's
         return year
     return next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
 
@@ -1047,18 +1074,19 @@ _YEARLY_CHANGE = re.compile(r"\b(?:year[- ]over[- ]year|y/y|yoy|(?:12|twelve)[- 
                             + _EARLIER.format("year") + r")\b")
 _MONTHLY_CHANGE = re.compile(r"\b(?:month[- ]over[- ]month|m/m|monthly|(?:one|1)[- ]month|"
                              + _EARLIER.format("month") + r")\b")
-_SPAN_PARTS = re.compile(r"\s+to\s+|\s*[-–]\s+")
+_SPAN_PARTS = re.compile(r"\s+(?:to|vs\.?|versus|over)\s+|\s*[-–]\s+|\s*/\s*")
 
 
 def month_span(text: str) -> int | None:
-    """The months from one dated month to another a label spans (`Dec. 2023 to Dec. 2024`: 12)."""
+    """The months from one dated month to another a label spans (`Dec. 2023 to Dec. 2024`, `Jun
+    2024 / Jun 2023`: 12)."""
     parts = _SPAN_PARTS.split(normalise_text(text))
     if len(parts) != 2:
         return None
     a, b = label_month(parts[0]), label_month(parts[1])
     if a is None or b is None or a[1] is None or b[1] is None:
         return None
-    return (int(b[1]) * 12 + b[0]) - (int(a[1]) * 12 + a[0])
+    return abs((int(b[1]) * 12 + b[0]) - (int(a[1]) * 12 + a[0]))
 
 
 def label_month(text: str) -> tuple[int, str | None] | None:

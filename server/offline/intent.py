@@ -22,7 +22,6 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
-    EVERY_PERIOD,
     asks_absolute_change,
     asks_total_over_span,
     best_cell_names,
@@ -39,6 +38,7 @@ from celltrace.server.offline.grounding import (
     AGGREGATE_STEMS,
     ASKS_CHANGE,
     CHANGE_LABELS,
+    EVERY_PERIOD,
     YEAR,
     Grounder,
     Plan,
