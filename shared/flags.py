@@ -52,18 +52,22 @@ def legend(notes: Iterable[str]) -> dict[str, str]:
 _ABBREVIATION = re.compile(
     r"^\s*(?:(?i:notes?)\s*:\s*)?(?P<short>[A-Z][A-Za-z0-9/%.&-]{0,7})\s*(?:=|\s[-–—]\s)\s*"
     r"(?P<long>[A-Za-z][A-Za-z0-9 ,'/().-]{2,60}?)\s*\.?\s*$")
+_FORMULA_WORDS = re.compile(r"[+*×÷/=]|\s[-–]\s|\b(?:divided|times|minus|plus|less|multiplied|ratio of)\b")
+"""A definition by a formula (`PTR = enrolment divided by teachers`) spells no name out."""
 _PIECE = re.compile(r";|,\s*(?=[A-Z][A-Za-z0-9/%.&-]{0,7}\s*=)")
 
 
 def abbreviations(notes: Iterable[str]) -> dict[str, str]:
     """Short label → what it stands for, from notes that spell abbreviations out (`GP = games played;
     G = goals; G/90 = goals per 90 minutes`, `Note: FTE = full-time equivalent`). A definition by a
-    formula (`Pts = goals + assists`) names nothing."""
+    formula (`Pts = goals + assists`, `Variance = Actual - Budget`) names nothing, nor is a word
+    (`Variance`) a short label: three letters at most or capitals inside (`RevPAR`)."""
     out: dict[str, str] = {}
     for line in notes:
         for piece in _PIECE.split(line):
-            m = _ABBREVIATION.match(piece)
-            if m and m["short"].lower() != m["long"].lower():
+            m = _ABBREVIATION.match(piece.split(". ")[0])  # the definition's sentence only
+            short = m["short"] if m else ""
+            if m and (len(short) <= 3 or not short[1:].islower()) and not _FORMULA_WORDS.search(m["long"]):
                 out.setdefault(m["short"].rstrip("."), m["long"].strip())
     return out
 

@@ -218,11 +218,12 @@ class CaptionUnit:
 
 def is_relative(label: str) -> bool:
     """The label names a relative figure (`RELATIVE_WORDS`: a rate, a ratio, an average; a price per
-    share or unit: `Stock price`, `Price range`)."""
+    share or unit: `Stock price`, `Price range`, `($/troy oz)`)."""
     return not RELATIVE_WORDS.isdisjoint(_label_words(label)) or _UNIT_PRICE.search(label.lower()) is not None
 
 
-_UNIT_PRICE = re.compile(r"\b(?:stock|share|unit|market)\s+prices?\b|\bprices?\s+(?:range|per)\b")
+_UNIT_PRICE = re.compile(
+    r"\b(?:stock|share|unit|market)\s+prices?\b|\bprices?\s+(?:range|per)\b|[$€£¥]\s*/\s*\w")
 
 
 def without_exemptions(caption: str) -> str:

@@ -80,10 +80,13 @@ def test_a_label_loses_only_a_mark_a_note_defines(text: str, bare: str) -> None:
 def test_abbreviations_are_the_short_labels_a_note_spells_out() -> None:
     notes = ["GP = games played; G = goals; Pts = goals + assists; G/90 = goals per 90 minutes.",
              "Note: FTE = full-time equivalent.", "ADR = average daily rate, RevPAR = revenue per room",
-             "Source: League office - statistics department.", *NOTES]
+             "Source: League office - statistics department.", *NOTES,
+             "PTR = enrolment divided by teachers (FTE). Excludes special schools.",
+             "Note: Variance = Actual - Budget; RN = registered nurse. Vacancy rate = vacant / budgeted."]
     assert abbreviations(notes) == {"GP": "games played", "G": "goals", "G/90": "goals per 90 minutes",
                                     "FTE": "full-time equivalent", "ADR": "average daily rate",
-                                    "RevPAR": "revenue per room"}  # a formula (`Pts`) or a source names none
+                                    "RevPAR": "revenue per room", "RN": "registered nurse"}
+    # a formula (`Pts`, `PTR`, `Variance`), a word (`Variance`) or a source names none
 
 
 STANDINGS = Table(text=[
@@ -103,3 +106,15 @@ STANDINGS = Table(text=[
 def test_a_label_the_notes_spell_out_is_named_by_what_it_stands_for(question: str, answer: str) -> None:
     """`GP` is not `goals Pacific` by its letters: the legend says what each short label means."""
     assert answer_question(STANDINGS, question, engine="offline").answer == [answer]
+
+
+def test_a_short_label_said_outright_stays_named_beside_what_it_stands_for() -> None:
+    """`RN` spelled out as `registered nurse` is still named by `RN`."""
+    table = Table(text=[
+        ["Facility", "Nursing FTEs", "", "RN share of nursing FTEs"],
+        ["", "RN", "LPN", ""],
+        ["Summit Regional Hospital", "471.2", "98.6", "72.9%"],
+        ["Cascade Medical Center", "512.0", "120.4", "70.1%"],
+    ], merges=[(0, 1, 0, 2)], notes=["RN = registered nurse; LPN = licensed practical nurse."])
+    result = answer_question(table, "How many RN FTEs does Summit Regional Hospital have?", engine="offline")
+    assert result.answer == ["471.2"]

@@ -100,3 +100,25 @@ def test_an_average_over_as_many_periods_as_the_question_counts() -> None:
     ], merges=[(0, 1, 0, 4)])
     plan, _ = run(table, "What was Starfall Protocol's average weekend gross across the four weekends?")
     assert (plan.operation, plan.answer) == ("average", ["$19,286.3"])
+
+
+GOLD = Table(text=[
+    ["Month", "Gold ($/troy oz)", "Silver ($/troy oz)"],
+    ["Jan-23", "1,897.8", "23.6"],
+    ["Feb-23", "1,855.0", "22.0"],
+    ["Mar-23", "1,911.8", "22.4"],
+    ["May-23", "1,991.2", "24.1"],
+    ["Jun-23", "1,942.9", "23.3"],
+    ["2023 annual average", "1,942.7", "23.4"],
+])
+
+
+@pytest.mark.parametrize(("question", "operation", "answer"), [
+    # the quarter has no line: the mean of its months, beside an `annual average` line
+    ("What was the average gold price in the first quarter of 2023?", "average", "1,888.2"),
+    # from May to June: June less May, the months ordered as the question says them
+    ("How much did the gold price change from May to June 2023?", "diff", "-48.3"),
+])
+def test_months(question: str, operation: str, answer: str) -> None:
+    plan, _ = run(GOLD, question)
+    assert (plan.operation, plan.answer) == (operation, [answer])

@@ -587,3 +587,15 @@ def test_a_record_is_named_by_the_label_the_question_says() -> None:
     """`Seoul` names its record, whose last label is a date: not `All sites` for its `site`."""
     plan, _ = run(SITES, "How many screen failures did the Seoul site have?")
     assert plan.answer == ["14"]
+
+
+def test_a_number_in_the_lines_name_is_no_figure_the_question_gives() -> None:
+    """`MD-5 widening`: its 5 names the line; the bidders' 5 on it is still the answer."""
+    table = Table(text=[
+        ["Contract No.", "Project", "County", "No. of Bidders", "Award Amount"],
+        ["C-24-0189", "MD-5 widening, Phase 1", "Prince George's", "5", "$27,600,000"],
+        ["C-24-0203", "Salt storage facility", "Prince George's", "3", "$3,712,850"],
+        ["C-24-0215", "US-50 drainage improvements", "Anne Arundel", "6", "$9,100,000"],
+    ])
+    plan, _ = run(table, "How many bidders were there on the MD-5 widening, Phase 1 contract?")
+    assert plan.answer == ["5"]

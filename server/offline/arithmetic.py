@@ -474,7 +474,7 @@ def solve_classes(g: Grounder) -> Plan | None:
     if found is not None:
         if found[0] in intervals.worded(g.graph.table.title or ""):
             return None
-        return _sum_of_classes(g, *found, intervals.interval)
+        return _sum_of_classes(g, *found, intervals.interval, _asks_mean(g))
     said = period_phrases(g.qnorm)
     whole_year = _whole_year_asked(g)
     if whole_year is not None:
@@ -497,7 +497,9 @@ def solve_classes(g: Grounder) -> Plan | None:
         if len(periods) != 1 or (years and g.q_years and not years & g.q_years):
             return None
         return PERIOD_MONTHS.get(next(iter(periods)))
-    return None if months is None else _sum_of_classes(g, months, said[0], months_of)
+    mean = not ops.AVERAGE_WORDS.isdisjoint(ops.words(g.q))  # a period no line shows has no average
+    return None if months is None else _sum_of_classes(g, months, said[0], months_of, mean)  # of its own
+    # (`the average gold price in the first quarter` beside a `2023 annual average` line)
 
 
 _WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)(?:\b|(?=\d))")
@@ -526,9 +528,9 @@ PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1":
 
 
 def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
-                    class_of: Callable[[str], intervals.Interval | None]) -> Plan | None:
-    """The sum over the sibling lines whose classes (`class_of` their own label) tile `wanted`, under
-    parents naming no other year than the question's."""
+                    class_of: Callable[[str], intervals.Interval | None], mean: bool) -> Plan | None:
+    """The sum (the average when `mean`) over the sibling lines whose classes (`class_of` their own
+    label) tile `wanted`, under parents naming no other year than the question's."""
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         groups: dict[tuple[int, ...], list[tuple[intervals.Interval, Line]]] = {}
         for ln in lines:
@@ -546,7 +548,7 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
             if len(tiles) == 1:
                 return None
             fixed = g.best(other)[0][1]
-            op: ops.Op = "average" if _asks_mean(g) else "sum"  # `average monthly sales in the first half`
+            op: ops.Op = "average" if mean else "sum"  # `average monthly sales in the first half`
             if op == "sum" and not _additive(g, axis, [ln for _, ln in members], fixed):
                 return None
             plan = compute_plan(g, op, axis, tiles, fixed)

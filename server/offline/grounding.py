@@ -402,8 +402,8 @@ class Grounder:
 
     def _match_abbreviations(self, label_nodes: dict[int, Node]) -> None:
         """A label the notes spell out (`G = goals`, `GP = games played`) matches the question words
-        of what it stands for, not those its letters might abbreviate (`GP` is not `goals Pacific`),
-        and counts as mentioned whole when the question says all of it."""
+        of what it stands for and itself said outright, not words its letters might abbreviate (`GP`
+        is not `goals Pacific`), and counts as mentioned whole when the question says all of it."""
         spelled = abbreviations(self.graph.table.notes)
         if not spelled:
             return
@@ -411,7 +411,8 @@ class Grounder:
             long = spelled.get(n.text.strip())
             if long is None:
                 continue
-            self._match[nid] = match_words(long, self.qwords)
+            said = {q: v for q, v in self._match[nid].items() if v >= 1.0}  # `RN` said as `RN`
+            self._match[nid] = {**match_words(long, self.qwords), **said}
             if phrase_spans(self.qnorm, normalise_text(long)):
                 self._named_otherwise.add(nid)
 
@@ -1172,11 +1173,15 @@ def is_period_label(text: str) -> bool:
 
 
 def question_position(g: Grounder, node: Node) -> int:
-    """Where the question mentions a label: its text (a period label's year), else its first token
-    (words × 5)."""
+    """Where the question mentions a label: its text (a period label's year, a month label's month),
+    else its first token (words × 5)."""
     text = normalise_text(node.text)
     year = label_year(text)
     pos = g.qnorm.find(year if year is not None and year in g.q_years else text)
+    month = label_month(text) if pos < 0 else None
+    if month is not None:  # `May-23` where the question says `from May to June 2023`
+        pos = next((m.start() for m in _ASKED_MONTH.finditer(g.qnorm)
+                    if _MONTHS.index("".join(m.groups(""))[:3]) + 1 == month[0]), -1)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5
@@ -1201,7 +1206,8 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
     (hitab_train: no gold cell is a dash; 1 first answer, wrong, had a dash grounded best).
 
     A cell holding a number the question states as given (`how many touchdowns did he throw for
-    2,794 yards`; not a year or a range) identifies its line and is not the value asked for (a
+    2,794 yards`; not a year or a range, nor a number of a best line's label: `MD-5 widening`)
+    identifies its line and is not the value asked for (a
     which/who question keeps it: the line's label is the answer), so it ranks last; a percentage
     question ranks a cell of 100 (`WHOLE`) after the parts.
     """
@@ -1210,7 +1216,9 @@ def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:
         cols = g.best(g.cols)[:12]
         asks = _ASKS.search(g.qnorm) is not None and not ops.asks_label(g.qnorm)
         bare = _RANGE.sub(" ", g.qnorm)  # `aged 12 to 79` names a group, not a value
-        given = stated_values(bare) if asks else set()
+        named = {float(d) for _, ln in rows[:3] + cols[:3] for n in ln.path  # `MD-5 widening, Phase 1`:
+                 for d in re.findall(r"\d+(?:\.\d+)?", n.text.replace(",", ""))}  # its numbers name the line
+        given = stated_values(bare) - named if asks else set()
         whole = "percent" in g.qtoks
         nil = not ops.asks_label(g.qnorm)  # a nil line names no year or club: its label is no answer
         keyed = []
