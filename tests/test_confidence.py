@@ -135,3 +135,17 @@ def test_figures_that_add_up_to_a_total_are_amounts_and_a_unit_row_marks_percent
     feats = [f for p, f in candidate_plans("What percentage of generation was coal in 2023?", shares,
                                            infer_headers(shares), None) if p.operation == "lookup"]
     assert [(f["amounts_add_up"], f["percent_mismatch"]) for f in feats] == [(0.0, 0.0)]
+
+
+def test_a_lookup_read_for_a_count_against_a_stated_bound_stays_under_the_answer_threshold() -> None:
+    """`how many … had an IC50 below 10` asks a count; a figure read instead is capped."""
+    table = Table(text=[
+        ["Compound", "MCF-7 IC50"],
+        ["Compound 4a", "18.42"],
+        ["Compound 4b", "9.86"],
+        ["Compound 4c", "7.31"],
+        ["Reference drug", "1.24"],
+    ])
+    graph = CellGraph(table)
+    plan = solve("How many of the compounds had an MCF-7 IC50 below 10?", graph, infer_headers(graph), None)
+    assert plan.operation != "lookup" or plan.confidence <= UNMET_CAP

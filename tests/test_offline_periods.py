@@ -122,3 +122,27 @@ GOLD = Table(text=[
 def test_months(question: str, operation: str, answer: str) -> None:
     plan, _ = run(GOLD, question)
     assert (plan.operation, plan.answer) == (operation, [answer])
+
+
+def test_a_change_during_a_year_between_its_year_end_balances() -> None:
+    table = Table(text=[
+        ["", "Number of Options (in thousands)"],
+        ["Outstanding at December 31, 2022", "8,462"],
+        ["Granted", "1,240"],
+        ["Exercised", "(1,905)"],
+        ["Forfeited or expired", "(370)"],
+        ["Outstanding at December 31, 2023", "7,427"],
+    ])
+    plan, _ = run(table, "By how many options did the number of options outstanding decrease during 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["1,035"])
+
+
+def test_an_amount_per_share_adds_up_over_a_years_quarters() -> None:
+    table = Table(text=[
+        ["", "Fiscal 2023", "", "", ""],
+        ["", "First Quarter", "Second Quarter", "Third Quarter", "Fourth Quarter"],
+        ["Net sales", "$412,300", "$455,120", "$471,208", "$523,595"],
+        ["Cash dividends declared per share", "$0.24", "$0.24", "$0.26", "$0.26"],
+    ], merges=[(0, 1, 0, 4)])
+    plan, _ = run(table, "What were total cash dividends declared per share in fiscal 2023?")
+    assert (plan.operation, plan.answer) == ("sum", ["$1.00"])

@@ -599,3 +599,47 @@ def test_a_number_in_the_lines_name_is_no_figure_the_question_gives() -> None:
     ])
     plan, _ = run(table, "How many bidders were there on the MD-5 widening, Phase 1 contract?")
     assert plan.answer == ["5"]
+
+
+VOTES = Table(text=[
+    ["Candidate", "2019", "", "2023", ""],
+    ["", "Votes", "% of vote", "Votes", "% of vote"],
+    ["Conservative Union", "1,196,402", "31.8", "1,402,118", "35.2"],
+    ["National Alliance", "331,940", "8.8", "546,200", "13.7"],
+    ["Total valid votes", "3,762,270", "100.0", "3,983,410", "100.0"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 4)])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was the Conservative Union's share of the vote in 2019?", "31.8"),  # a share is a percentage
+    ("What was the National Alliance's vote share in 2023?", "13.7"),
+    ("How many votes did the National Alliance get in 2023?", "546,200"),
+])
+def test_a_share_reads_the_percent_column_beside_the_counts(question: str, answer: str) -> None:
+    plan, _ = run(VOTES, question)
+    assert plan.answer == [answer]
+
+
+def test_a_code_quoted_as_one_word_names_its_line_not_the_same_letters_apart() -> None:
+    """`4f` is the compound; `4-F` is another compound's substituent."""
+    table = Table(text=[
+        ["Compound", "R", "MCF-7 IC50", "WI-38 IC50"],
+        ["4b", "4-F", "9.86", "74.20"],
+        ["4e", "4-CH3", "15.78", "88.10"],
+        ["4f", "4-OCH3", "12.44", "102.60"],
+    ])
+    plan, _ = run(table, "What is the IC50 of 4f on the WI-38 cells?")
+    assert plan.answer == ["102.60"]
+
+
+def test_a_class_other_than_the_interval_asked_is_not_named_by_its_number() -> None:
+    """`aged 15 and over` names `Total, 15 and over`, not `15–24` for its 15."""
+    table = Table(text=[
+        ["Age group", "Unemployment rate"],
+        ["15–24", "15.0"],
+        ["25–54", "4.4"],
+        ["55 and over", "4.1"],
+        ["Total, 15 and over", "5.4"],
+    ])
+    plan, _ = run(table, "What was the unemployment rate for those aged 15 and over?")
+    assert plan.answer == ["5.4"]

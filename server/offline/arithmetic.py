@@ -387,14 +387,20 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
 
 
 def _dated(line: Line) -> tuple[str | None, str | None]:
-    """A line's year and, for a quarter or month (`2023 > Q4`, `Q4 2023`), the part of it: `Q4 2023`
-    compares with `Q4 2022` (year over year)."""
+    """A line's year (a balance at a year's end too) and, for a quarter or month (`2023 > Q4`, `Q4
+    2023`), the part of it: `Q4 2023` compares with `Q4 2022` (year over year)."""
     label = line.label.text if line.label is not None else ""
     part = _year_of_part(label)
-    if part is None:
-        return line_year(line), None
+    if part is None:  # a balance at a year's end (`Outstanding at December 31, 2023`) is of that year
+        return line_year(line) or _year_end(label), None
     year = part or next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text))), None)
     return year, " ".join(YEAR.sub(" ", normalise_text(label)).split())
+
+
+def _year_end(label: str) -> str | None:
+    """The year of a label dated December 31 (`Outstanding at December 31, 2023`)."""
+    date = label_date(label)
+    return date[0] if date is not None and date[1:] == (12, 31) else None
 
 
 def _gives_asked_change(g: Grounder) -> bool:
@@ -497,9 +503,9 @@ def solve_classes(g: Grounder) -> Plan | None:
         if len(periods) != 1 or (years and g.q_years and not years & g.q_years):
             return None
         return PERIOD_MONTHS.get(next(iter(periods)))
-    mean = not ops.AVERAGE_WORDS.isdisjoint(ops.words(g.q))  # a period no line shows has no average
-    return None if months is None else _sum_of_classes(g, months, said[0], months_of, mean)  # of its own
-    # (`the average gold price in the first quarter` beside a `2023 annual average` line)
+    mean = not ops.AVERAGE_WORDS.isdisjoint(ops.words(g.q))  # a period no line shows has no average of
+    return None if months is None else _sum_of_classes(g, months, said[0], months_of, mean, periods=True)
+    # its own (`the average gold price in the first quarter` beside a `2023 annual average` line)
 
 
 _WHOLE_YEAR = re.compile(r"\b(?:total|full[- ]year|annual|whole year|fiscal|fy)(?:\b|(?=\d))")
@@ -528,9 +534,11 @@ PERIOD_MONTHS = {"q1": (1, 3), "q2": (4, 6), "q3": (7, 9), "q4": (10, 12), "h1":
 
 
 def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
-                    class_of: Callable[[str], intervals.Interval | None], mean: bool) -> Plan | None:
+                    class_of: Callable[[str], intervals.Interval | None], mean: bool,
+                    periods: bool = False) -> Plan | None:
     """The sum (the average when `mean`) over the sibling lines whose classes (`class_of` their own
-    label) tile `wanted`, under parents naming no other year than the question's."""
+    label) tile `wanted` (months or quarters when `periods`), under parents naming no other year than
+    the question's."""
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         groups: dict[tuple[int, ...], list[tuple[intervals.Interval, Line]]] = {}
         for ln in lines:
@@ -549,7 +557,7 @@ def _sum_of_classes(g: Grounder, wanted: intervals.Interval, wording: str,
                 return None
             fixed = g.best(other)[0][1]
             op: ops.Op = "average" if mean else "sum"  # `average monthly sales in the first half`
-            if op == "sum" and not _additive(g, axis, [ln for _, ln in members], fixed):
+            if op == "sum" and not _additive(g, axis, [ln for _, ln in members], fixed, periods=periods):
                 return None
             plan = compute_plan(g, op, axis, tiles, fixed)
             if plan is not None:  # each class asked by its label, with a parent naming its year
@@ -576,11 +584,13 @@ DISTRIBUTION_TOLERANCE = 1.5
 """How far from 100 the percentages of every class may add up (rounding) to be one whole's parts."""
 
 
-def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: bool = True) -> bool:
+def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: bool = True,
+              periods: bool = False) -> bool:
     """The classes' figures on `fixed` add up: counts on lines and under a title (but for its `except`
     clause; not `titled`: the question asks the total in so many words) no word of a relative figure
-    names (`units.RELATIVE_WORDS`: `Average income`, `Rate per 100,000`), or percentages of one
-    whole (every class together makes 100)."""
+    names (`units.RELATIVE_WORDS`: `Average income`, `Rate per 100,000`; over `periods`, an amount
+    per share adds up: `Cash dividends declared per share` over a year's quarters), or percentages
+    of one whole (every class together makes 100)."""
     nodes = [value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
              for ln in members]
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
@@ -589,6 +599,8 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: 
     title = without_exemptions(g.graph.table.title or "") if titled else ""
     texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]
     named = {w for text in texts for w in ops.words(text)}
+    if periods and "share" in named:
+        named -= {"per"}
     return named.isdisjoint(RELATIVE_WORDS)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from celltrace.server.infra.embedding import query_vectors
 from celltrace.server.infra.retrieval import Retriever, tokens
 from celltrace.server.offline import operations as ops
+from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label, spelled_classes
 from celltrace.server.offline.lexicon import (
     CARDINALS,
@@ -106,6 +107,9 @@ _BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
 _INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
 """A label heading an interval estimate's two ends (`95% confidence interval`, `95% CI`)."""
 
+_CODE_WORD = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,6}")
+"""A code written as one word of letters and digits (`4f`, `b2`): quoted as such, it names its line
+over labels of the same letters and digits written apart (`4-F`)."""
 MEASURE_FIT = 0.05
 """Extra score of a line labelled only by the kind of figure the question asks (`how many`, `the
 number of` → `Qty`, `Units`; else money: `$M`, `Amount`) beside one labelled by the other kind
@@ -257,6 +261,9 @@ class Grounder:
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
         self.q_month_range = None if _FROM_MONTH.search(self.qnorm) else month_range(self.qnorm)
+        found = asked_interval(question)
+        self._interval = (found[0], _class_unit(found[1])) if found else None
+        """The one interval the question words (`aged 15 and over`) and what it counts, if any."""
         self.flags = legend(graph.table.notes)
         """Quality flags the notes under the table define (`E use with caution`, `r revised`)."""
         worded = _EXCLUDED_ASIDE.sub(" ", question)  # `Disagree (not strongly)`: no label is named by
@@ -309,6 +316,10 @@ class Grounder:
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
                     self._also_match(nid, {"rate": 0.8})
+        if "percent" in self.qtoks and "percent" not in {st for _, st in said}:  # a share's percent
+            for nid, n in label_nodes.items():  # is no `% change`
+                if _CHANGE_STEMS & set(label_tokens(n.text)) and "percent" in self._match[nid]:
+                    self._match[nid] = {q: v for q, v in self._match[nid].items() if q != "percent"}
         df: dict[str, int] = {}
         for m in self._match.values():
             for t in m:
@@ -338,6 +349,8 @@ class Grounder:
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
         self._qword_seq = " ".join(words(self.qnorm))
+        self._raw_words = set(self.qnorm.split())
+        """The question's words as written (a code such as `4f` is one)."""
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -463,10 +476,15 @@ class Grounder:
     def _matches(self, text: str) -> dict[str, float]:
         """The question words a label matches, without those it names only as excluded (`Total,
         excluding Syria` does not name Syria) unless the question excludes too; none for a class
-        whose numbers the question does not say (`_unsaid_class`)."""
+        whose numbers the question does not say (`_unsaid_class`), no number for a class other than
+        the interval the question words (`15–24` for `aged 15 and over`)."""
         if self._unsaid_class(normalise_text(text)):
             return {}
         m = match_words(text, self.qwords)
+        asked = self._interval
+        iv = interval(text) if asked is not None else None
+        if asked is not None and iv is not None and iv != asked[0] and _class_unit(text) == asked[1]:
+            m = {q: v for q, v in m.items() if not q.isdigit()}  # `15–24` for `aged 15 and over`
         if m and price_base(text):  # `2022 constant dollars` under each year: its year is no period
             m = {q: v for q, v in m.items() if not YEAR.fullmatch(q)}
         base = OF_WHOLE.search(normalise_text(text))
@@ -823,9 +841,13 @@ class Grounder:
             if line.axis == "row" and len(worded) >= RECORD_LABELS and own in beside:  # the one the
                 own = max(beside, key=lambda n: self.mention(n, known))  # question names
             measure = MEASURE_FIT * self._names_asked_measure(line)
+            quoted = next((n for n in line.path if _CODE_WORD.fullmatch(t := normalise_text(n.text).strip())
+                           and t in self._raw_words), None)  # `4f` quoted names its line, not `4-F`
+            own = quoted or own
+            code = EXACT_BONUS * (quoted is not None)
             bonus = self._bonuses[key] = (
                 0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year
-                - interim + change + measure)
+                - interim + change + measure + code)
         return bonus
 
     def _other_span(self, line: Line) -> bool:
@@ -1170,6 +1192,18 @@ def period_phrases(question: str) -> list[str]:
 def is_period_label(text: str) -> bool:
     """A year (`2019`, `FY2021A`) or a month (`Mar-21`) label: the periods a span runs over."""
     return is_year_text(text) or label_month(text) is not None
+
+
+_CLASS_WORDS = frozenset(("to", "and", "or", "over", "under", "more", "less", "than", "at", "least", "most",
+                          "plus", "up", "aged", "age", "ages", "from", "between", "fewer", "above", "below",
+                          "year", "years", "yrs", "old", "older"))
+"""Words of an interval that say no unit of its own (an age's `years` goes without saying)."""
+
+
+def _class_unit(text: str) -> frozenset[str]:
+    """What an interval's words count (`days` of `90 days or more`, `employees`; nothing for `15 and
+    over` or `25 to 34 years`)."""
+    return frozenset(w for w in words(normalise_text(text)) if w.isalpha() and w not in _CLASS_WORDS)
 
 
 def question_position(g: Grounder, node: Node) -> int:

@@ -498,6 +498,10 @@ def solve_extreme(g: Grounder) -> Plan | None:
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
+_CODE_RANGE = re.compile(r"(?<![\w-])([a-z]*\d+[a-z]*)\s*[–-]\s*([a-z]*\d+[a-z]*)(?![\w-])")
+"""A span of codes the question gives (`4a–4h`, `A1-A6`)."""
+
+
 def solve_count(g: Grounder) -> Plan | None:
     """How many members meet a condition (`in how many years was inflation above 2 percent`, `how
     many provinces saw employment fall`, `how many countries were above the OECD average`): the
@@ -548,9 +552,11 @@ def solve_count(g: Grounder) -> Plan | None:
     measure_words = g.line_words(fixed) | noun_words  # `how many wards` names no `Ward 2`, `commercial
     # lending sectors` no `Commercial real estate`, `in 2023` no `May 2023`, the measure's words no
     # member (`stay`: `St.`)
-    named = [label for _, label, _ in vals
+    ends = {e for m in _CODE_RANGE.finditer(g.qnorm) for e in m.groups()}  # `derivatives 4a–4h`: the
+    named = [label for _, label, _ in vals  # span of members, none of them asked alone
              if not (g.matched(label) and set(g.matched(label)) <= measure_words)
-             and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft]
+             and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft
+             and normalise_text(label.text).strip() not in ends]
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
         # match is no naming: `countries` is near `France`)

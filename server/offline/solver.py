@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from celltrace.server.infra.retrieval import Retriever
 from celltrace.server.offline import confidence
+from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import Grounder, Plan
 from celltrace.server.offline.intent import candidates
 from celltrace.shared.graph import CellGraph
@@ -34,10 +35,12 @@ EXPLICIT = frozenset({"measure", "percent_of"})
 CAPPED_UNMET = ("change", "share", "ratio", "average")
 UNMET_CAP = 0.5
 """The most confidence a plain lookup gets when the question asks a change, a share, a ratio or an
-average (the word is no label of the cell read) whose operands were not found: it reads some other
-figure. On hitab_train such lookups are right 37.7 %, 31.1 %, 21.7 % and 53.3 % of the time (159,
-122, 23 and 30 questions); the cap keeps them below the answer threshold when a table unlike the
-training tables grounds them well (`the paid loss ratio at 48 months` read as the paid losses)."""
+average (the word is no label of the cell read) whose operands were not found, or a count of members
+against a stated bound or a named average (`how many derivatives had an IC50 below 10`): it reads
+some other figure. On hitab_train such lookups are right 37.7 %, 31.1 %, 21.7 % and 53.3 % of the
+time (159, 122, 23 and 30 questions; counts: 2 of 5); the cap keeps them below the answer threshold
+when a table unlike the training tables grounds them well (`the paid loss ratio at 48 months` read
+as the paid losses)."""
 UNSUPPORTED = 0.05
 """The most confidence an answer gets when the question names a derived measure whose lines the
 table lacks (`free cash flow` on an income statement): whatever cell it reads is not that measure."""
@@ -57,10 +60,12 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
+    count = ops.count_condition(question)
+    counted = count is not None and count.against in ("stated", "aggregate")  # `how many … below 10`
     for i, (plan, feats) in enumerate(candidates):
         if compose and plan.parts:
             probs[i] = composed(plan, graph, headers, retriever)
-        if plan.operation == "lookup" and any(feats[f"unmet_{kind}"] for kind in CAPPED_UNMET):
+        if plan.operation == "lookup" and (counted or any(feats[f"unmet_{kind}"] for kind in CAPPED_UNMET)):
             probs[i] = min(probs[i], UNMET_CAP)
     if candidates[0][0].unsupported:  # every candidate reads something other than what was asked
         probs = [min(p, UNSUPPORTED) for p in probs]
