@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from celltrace.server.offline.solver import UNMET_CAP, candidate_plans, solve
+from celltrace.server.offline.solver import UNMET_CAP, UNSUPPORTED, candidate_plans, solve
 from celltrace.server.offline.trees import TreeModel, load
 from celltrace.shared.graph import CellGraph
 from celltrace.shared.headers import infer_headers
@@ -149,3 +149,16 @@ def test_a_lookup_read_for_a_count_against_a_stated_bound_stays_under_the_answer
     graph = CellGraph(table)
     plan = solve("How many of the compounds had an MCF-7 IC50 below 10?", graph, infer_headers(graph), None)
     assert plan.operation != "lookup" or plan.confidence <= UNMET_CAP
+
+
+def test_a_precision_measure_no_label_gives_is_unsupported() -> None:
+    """`the margin of error` where the table shows none (a note may state it): no cell is it."""
+    table = Table(text=[
+        ["", "Total", "Men", "Women"],
+        ["Approve", "47", "43", "51"],
+        ["Disapprove", "47", "52", "42"],
+        ["Unweighted base (n)", "1,004", "492", "512"],
+    ], notes=["Margin of sampling error: ±3.1 percentage points for the total sample."])
+    graph = CellGraph(table)
+    plan = solve("What is the margin of error for the total sample?", graph, infer_headers(graph), None)
+    assert plan.unsupported and plan.confidence <= UNSUPPORTED

@@ -45,7 +45,7 @@ from celltrace.server.offline.grounding import (
     gives_change,
     ranked_cells,
 )
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import label_tokens, names_precision
 from celltrace.server.offline.lines import SHARE_BASE, Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
@@ -134,6 +134,10 @@ def candidates(g: Grounder) -> list[Plan]:
         name, (first, second, _) = asked  # income statement: no answer is it
         for plan in plans:
             plan.unsupported = f"no {name} can be computed from this table (it needs {first} and {second})"
+    if names_precision(question) and not any(names_precision(n.text) for ln in g.rows + g.cols
+                                             for n in ln.path):  # `the margin of error` where no
+        for plan in plans:  # label gives one (a note may state it): no cell is it
+            plan.unsupported = "the table shows no margin of error, standard error or interval"
     return plans or [lookup]
 
 
