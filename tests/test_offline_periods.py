@@ -146,3 +146,22 @@ def test_an_amount_per_share_adds_up_over_a_years_quarters() -> None:
     ], merges=[(0, 1, 0, 4)])
     plan, _ = run(table, "What were total cash dividends declared per share in fiscal 2023?")
     assert (plan.operation, plan.answer) == ("sum", ["$1.00"])
+
+
+DEBT = Table(text=[
+    ["", "Mortgage", "Credit Card", "Total"],
+    ["22:Q4", "11.92", "0.99", "16.90"],
+    ["23:Q1", "12.04", "0.99", "17.05"],
+    ["23:Q4", "12.25", "1.13", "17.50"],
+    ["24:Q1", "12.44", "1.12", "17.69"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was the credit card balance in the fourth quarter of 2023?", "1.13"),  # `23:Q4`, not `22:Q4`
+    ("What was the credit card balance in 2023 Q4?", "1.13"),
+    ("How much did total household debt increase from 2023 Q4 to 2024 Q1?", "0.19"),  # not `23:Q1`
+])
+def test_quarters_written_with_a_two_digit_year(question: str, answer: str) -> None:
+    plan, _ = run(DEBT, question)
+    assert plan.answer == [answer]

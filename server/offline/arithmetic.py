@@ -33,6 +33,7 @@ from celltrace.server.offline.grounding import (
     period_end,
     period_phrases,
     price_base,
+    quarter_text,
     question_position,
     ranked_cells,
 )
@@ -305,6 +306,7 @@ def _year_of_part(text: str) -> str | None:
     month = label_month(text)
     if month is not None:
         return month[1] or ""
+    text = quarter_text(text)
     m = _QUARTER_LABEL.match(normalise_text(text)) or _YEAR_QUARTER.match(normalise_text(text))
     return None if m is None else m.group(1) or ""
 

@@ -260,6 +260,9 @@ class Grounder:
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
+        self.q_year_quarters = frozenset((m[0] or m[3] or m[5], m[1] or m[2] or str(_ORDINAL[m[4]]))
+                                         for m in _ASKED_YEAR_QUARTER.findall(self.qnorm))
+        """The quarters the question names with their years (`2023 Q4`, `the fourth quarter of 2023`)."""
         self.q_month_range = None if _FROM_MONTH.search(self.qnorm) else month_range(self.qnorm)
         found = asked_interval(question)
         self._interval = (found[0], _class_unit(found[1])) if found else None
@@ -480,7 +483,7 @@ class Grounder:
         the interval the question words (`15–24` for `aged 15 and over`)."""
         if self._unsaid_class(normalise_text(text)):
             return {}
-        m = match_words(text, self.qwords)
+        m = match_words(quarter_text(text), self.qwords)
         asked = self._interval
         iv = interval(text) if asked is not None else None
         if asked is not None and iv is not None and iv != asked[0] and _class_unit(text) == asked[1]:
@@ -578,6 +581,7 @@ class Grounder:
         portion` → `Long-term debt`), unless the question excludes too, and without a closing unit
         (`($M)`, `(000s)`): words it never matches (`_matches`) do not make the label less completely
         mentioned."""
+        text = quarter_text(text)
         cut = _EXCLUDING.search(normalise_text(text))
         text = cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
         unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
@@ -619,6 +623,9 @@ class Grounder:
                 return 1.0
         elif label_year(text) in self.q_years:
             return 1.0
+        dated = year_quarter(text)
+        if dated is not None and self.q_year_quarters:  # `23:Q1` is not named by `from 2023 Q4 to
+            return float(dated in self.q_year_quarters)  # 2024 Q1`
         if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
         polar = polar_label(text)
@@ -1051,6 +1058,29 @@ def spelled_later(question: str, labels: list[str]) -> str:
     if later is None or not years:
         return question
     return _AFTER_YEAR.sub(lambda m: later if int(m.group(1)) == max(years) else m.group(0), question)
+
+
+_ASKED_YEAR_QUARTER = re.compile(
+    r"\b((?:19|20)\d\d)\s*:?\s*q([1-4])\b|\bq([1-4])\s*((?:19|20)\d\d)\b"
+    r"|\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?((?:19|20)\d\d)\b")
+_LABEL_YEAR_QUARTER = re.compile(
+    r"^((?:19|20)\d\d)\s*[:/-]?\s*q([1-4])$|^q([1-4])\s*[:/-]?\s*((?:19|20)\d\d)$")
+
+
+def year_quarter(text: str) -> tuple[str, str] | None:
+    """The year and quarter a label names (`2023 Q4`, `Q4 2023`, `23:Q4` → (`2023`, `4`))."""
+    m = _LABEL_YEAR_QUARTER.match(normalise_text(quarter_text(text)).strip())
+    return (m.group(1) or m.group(4), m.group(2) or m.group(3)) if m else None
+
+
+_SHORT_QUARTER = re.compile(r"^\s*(\d\d)\s*:\s*([qQ][1-4])\s*$")
+
+
+def quarter_text(text: str) -> str:
+    """A quarter written with a two-digit year before it (`23:Q4`) as its year and quarter (`2023
+    Q4`); any other text as it is."""
+    m = _SHORT_QUARTER.match(text)
+    return f"20{m.group(1)} {m.group(2).upper()}" if m else text
 
 
 def label_year(text: str) -> str | None:
