@@ -643,3 +643,29 @@ def test_a_class_other_than_the_interval_asked_is_not_named_by_its_number() -> N
     ])
     plan, _ = run(table, "What was the unemployment rate for those aged 15 and over?")
     assert plan.answer == ["5.4"]
+
+
+def test_a_word_before_a_number_names_the_row_key_not_a_column() -> None:
+    """`payment number 12` says which row (`Pmt No.`): the `Payment` column is not asked."""
+    table = Table(text=[
+        ["Pmt No.", "Payment Date", "Payment", "Principal", "Interest"],
+        ["11", "Dec 2024", "758.73", "618.15", "140.58"],
+        ["12", "Jan 2025", "758.73", "621.46", "137.27"],
+        ["13", "Feb 2025", "758.73", "624.80", "133.93"],
+    ])
+    plan, _ = run(table, "How much interest was paid in payment number 12?")
+    assert plan.answer == ["137.27"]
+
+
+def test_a_share_of_a_named_whole_is_computed_not_read_from_a_share_of_another_base() -> None:
+    """`the share of all households`: `Owner > percent` is a share of each type's households."""
+    table = Table(text=[
+        ["", "Total households", "Owner", "", "Renter", ""],
+        ["", "number", "number", "percent", "number", "percent"],
+        ["All households", "14,978,940", "9,995,460", "66.7", "4,983,480", "33.3"],
+        ["One-census-family households", "9,562,515", "7,322,365", "76.6", "2,240,150", "23.4"],
+        ["One-person households", "4,390,475", "2,155,840", "49.1", "2,234,635", "50.9"],
+        ["Other households", "1,025,950", "517,255", "50.4", "508,695", "49.6"],
+    ], merges=[(0, 2, 0, 3), (0, 4, 0, 5)])
+    plan, _ = run(table, "What share of all households were one-person households?")
+    assert (plan.operation, plan.answer) == ("percent_of", ["29.3%"])

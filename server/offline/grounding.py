@@ -319,10 +319,12 @@ class Grounder:
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
                     self._also_match(nid, {"rate": 0.8})
+        self._keyed_words(label_nodes)
         if "percent" in self.qtoks and "percent" not in {st for _, st in said}:  # a share's percent
-            for nid, n in label_nodes.items():  # is no `% change`
-                if _CHANGE_STEMS & set(label_tokens(n.text)) and "percent" in self._match[nid]:
-                    self._match[nid] = {q: v for q, v in self._match[nid].items() if q != "percent"}
+            for ln in self.rows + self.cols:  # is no `Change 2023/22 > %`
+                if gives_change(ln):
+                    for n in ln.path:
+                        self._match[n.id] = {q: v for q, v in self._match[n.id].items() if q != "percent"}
         df: dict[str, int] = {}
         for m in self._match.values():
             for t in m:
@@ -431,6 +433,26 @@ class Grounder:
             self._match[nid] = {**match_words(long, self.qwords), **said}
             if phrase_spans(self.qnorm, normalise_text(long)):
                 self._named_otherwise.add(nid)
+
+    def _keyed_words(self, label_nodes: dict[int, Node]) -> None:
+        """A question word the header over the row labels names, said before a number (`payment` of
+        `Pmt No.` in `interest paid in payment number 12`), says which row is meant, not which
+        column: column labels (`Payment`) do not match it."""
+        before = {w for m in _KEYED.finditer(self.qnorm) for w in (m.group(1), "number")
+                  if m.group(1) not in _CLASS_WORDS and not YEAR.fullmatch(m.group(2))}
+        if not before:
+            return
+        corners = {c.id for ln in self.rows for n in ln.path if n.c0 < self.h.header_cols
+                   for c in self.h.col_path(n)}
+        said = {st for raw, st in self.qwords if raw in before}
+        keyed = said & {q for cid in corners for q, v in (self._match.get(cid) or self._matches(
+            self.graph.node(cid).text)).items() if v >= 0.8}
+        if not keyed:
+            return
+        for ln in self.cols:
+            for n in ln.path:
+                if n.id not in corners and n.id in label_nodes and keyed & set(self._match[n.id]):
+                    self._match[n.id] = {q: v for q, v in self._match[n.id].items() if q not in keyed}
 
     def _match_totals_named(self) -> None:
         """A component named with its statement total (`foreign income before income taxes` over
@@ -1228,6 +1250,10 @@ _CLASS_WORDS = frozenset(("to", "and", "or", "over", "under", "more", "less", "t
                           "plus", "up", "aged", "age", "ages", "from", "between", "fewer", "above", "below",
                           "year", "years", "yrs", "old", "older"))
 """Words of an interval that say no unit of its own (an age's `years` goes without saying)."""
+
+
+_KEYED = re.compile(r"\b([a-z]{3,})\s+(?:number\s+|no\.?\s*|#\s*)?(\d+)\b(?!\s*(?:to|-|–|and|or)\s*\d)")
+"""A noun said before a number (`payment number 12`, `site 1043`, `item #4`), not a range's."""
 
 
 def _class_unit(text: str) -> frozenset[str]:

@@ -157,7 +157,8 @@ def _measured_by() -> dict[str, str]:
 
 def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Add the quantity the question asks for: what an adjective measures (`the oldest` → `age`,
-    `[measured_by]`); a percent for a share or proportion (`vote share` under `Votes | %`) and for
+    `[measured_by]`); a percent for a share or proportion (`vote share` under `Votes | %`; not
+    `per share`, `shares`, nor `the share of all households` that names its whole) and for
     `how many`, a percent (`how many percentage points`, also written without the space) when a
     percent word is present, a rate when it counts per a base (`how many officers
     per 100,000 population`), else a count (`number`)."""
@@ -167,7 +168,8 @@ def quantity_words(qnorm: str, qwords: list[tuple[str, str]]) -> list[tuple[str,
         if quantity is not None and (st := tokens(quantity)[0]) not in stems:
             qwords = [*qwords, (quantity, st)]
             stems.add(st)
-    if re.search(r"\bhow\s*many\s*percent|\bshares?\b|\bproportions?\b", qnorm) and all(
+    if re.search(r"\bhow\s*many\s*percent|(?<!\bper )\b(?:share|proportion)\b(?!\s+(?:price|repurchase|count"
+                 r"|capital|of\s+(?:all|total|the\s+total)\b))", qnorm) and all(
             st != "percent" for _, st in qwords):  # `vote share`: a percentage (`Votes | %`)
         return [*qwords, ("percent", "percent")]
     if PER_CAPITA.search(qnorm) and all(st != "rate" for _, st in qwords):
