@@ -669,3 +669,24 @@ def test_a_share_of_a_named_whole_is_computed_not_read_from_a_share_of_another_b
     ], merges=[(0, 2, 0, 3), (0, 4, 0, 5)])
     plan, _ = run(table, "What share of all households were one-person households?")
     assert (plan.operation, plan.answer) == ("percent_of", ["29.3%"])
+
+
+TICKETS = Table(text=[
+    ["Priority", "Tickets opened", "Tickets resolved", "CSAT (1–5)"],
+    ["H2 2024", "", "", ""],
+    ["P1 – Urgent", "118", "117", "4.25"],
+    ["P2 – High", "1,243", "1,219", "4.33"],
+    ["P3 – Normal", "4,862", "4,711", "4.44"],
+    ["P4 – Low", "2,054", "1,997", "4.52"],
+    ["All priorities", "8,277", "8,044", "4.44"],
+])
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # `priority` is the category's noun: it names `All priorities` only half, not over `Low`
+    ("What was the CSAT for low priority in H2 2024?", "4.52"),
+    ("What was the CSAT for all priorities in H2 2024?", "4.44"),
+])
+def test_the_category_noun_alone_does_not_name_its_total(question: str, answer: str) -> None:
+    plan, _ = run(TICKETS, question)
+    assert plan.answer == [answer]

@@ -148,7 +148,7 @@ _FORMULA = re.compile(r"^\(([^()]*\w\s+[−–+/×÷]\s+\w[^()]*)\)$")
 name the operands, not the line."""
 YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 """A year written in text (`in 2017`, `2016/2017`): the one pattern the offline steps share."""
-_SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4])\b")
+_SHORT_PERIOD = re.compile(r"\b(?:quarters?|months?|weeks?|half|q[1-4]|h[12])\b")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATED_YEAR = re.compile(
     rf"^(?:(?:as\s+(?:of|at)|at|ended|ending|(?:fiscal\s+)?years?\s+end(?:ed|ing)|(?:twelve|12)\s+months\s+"
@@ -319,6 +319,10 @@ class Grounder:
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
                     self._also_match(nid, {"rate": 0.8})
+        self._category_words = frozenset(t for ln in self.rows for n in ln.path if n.c0 < self.h.header_cols
+                                         for c in self.h.col_path(n) if c.c1 < self.h.header_cols
+                                         for t in label_tokens(c.text))
+        """The words of the headers over the row labels (`Priority`): the category the rows are of."""
         self._keyed_words(label_nodes)
         if "percent" in self.qtoks and "percent" not in {st for _, st in said}:  # a share's percent
             for ln in self.rows + self.cols:  # is no `Change 2023/22 > %`
@@ -599,11 +603,12 @@ class Grounder:
         return ops.parse(self.figure(node.text))
 
     def head(self, text: str) -> str:
-        """A label without the clause naming what it leaves out (`Long-term debt, net of current
-        portion` → `Long-term debt`), unless the question excludes too, and without a closing unit
+        """A label without a code before its name (`P4 – Low`), without the clause naming what it
+        leaves out (`Long-term debt, net of current portion` → `Long-term debt`), unless the
+        question excludes too, and without a closing unit
         (`($M)`, `(000s)`): words it never matches (`_matches`) do not make the label less completely
         mentioned."""
-        text = quarter_text(text)
+        text = _CODE_PREFIX.sub("", quarter_text(text), count=1)  # `P4 – Low` is named `low`
         cut = _EXCLUDING.search(normalise_text(text))
         text = cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
         unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
@@ -662,6 +667,9 @@ class Grounder:
             m = self.matched(node)
             got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
             lex = got / len(ltoks)
+            if set(ltoks) <= self._category_words and is_aggregate_label(node) and not _WHOLE_SAID.search(
+                    self.qnorm):  # `All priorities` is named by `high priority` only half: its words
+                lex /= 2  # are the category's noun, its `all` is not said
         return max(lex, self._unit_said(node.text), self.soft.get(node.id, 0.0))
 
     def _unit_said(self, text: str) -> float:
@@ -1252,6 +1260,9 @@ _CLASS_WORDS = frozenset(("to", "and", "or", "over", "under", "more", "less", "t
 """Words of an interval that say no unit of its own (an age's `years` goes without saying)."""
 
 
+_CODE_PREFIX = re.compile(r"^\s*[A-Za-z]{1,2}\d{1,3}\s+[–—-]\s+(?=[A-Za-z])")
+"""A code before a label's name (`P4 – Low`, `B2 - Retail`): the name is what a question says."""
+_WHOLE_SAID = re.compile(r"\b(?:all|total|overall|combined|altogether|every|whole|entire)\b")
 _KEYED = re.compile(r"\b([a-z]{3,})\s+(?:number\s+|no\.?\s*|#\s*)?(\d+)\b(?!\s*(?:to|-|–|and|or)\s*\d)")
 """A noun said before a number (`payment number 12`, `site 1043`, `item #4`), not a range's."""
 
