@@ -165,3 +165,14 @@ DEBT = Table(text=[
 def test_quarters_written_with_a_two_digit_year(question: str, answer: str) -> None:
     plan, _ = run(DEBT, question)
     assert plan.answer == [answer]
+
+
+def test_quarters_share_the_one_year_the_question_names() -> None:
+    """`in Q2 than in Q1 2023`: Q2 is of 2023 too."""
+    table = Table(text=[
+        ["Industry", "Q1 2023", "Q2 2023", "Q3 2023"],
+        ["Accommodation and food services", "90,690", "101,560", "95,200"],
+        ["Retail trade", "70,110", "74,300", "69,800"],
+    ])
+    plan, _ = run(table, "How many more vacancies did accommodation and food services have in Q2 than in Q1 2023?")
+    assert (plan.operation, plan.answer) == ("diff", ["10,870"])

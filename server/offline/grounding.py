@@ -132,8 +132,10 @@ RECORD_LABELS = 4
 """Labels side by side on a row that make it a record of a list (`Site No. | Investigator | City |
 Country`), whose name is the label the question names, not the last."""
 _AVERAGE_STEMS = frozenset(label_tokens(" ".join(ops.AVERAGE_WORDS)))
-UNIT_NAMED = 0.9
-"""How completely a label is mentioned by its unit alone (less than a label said outright)."""
+UNIT_NAMED = 0.6
+"""How completely a label is mentioned by its unit alone: less than a label said outright, and less
+than two of three of its own words (`operational seat miles` names `Available seat miles (ASMs)`,
+not `Average length of passenger haul (miles)`; at 0.9 that aitqa_dev question was lost)."""
 _PLAIN_UNIT_STEMS = frozenset(label_tokens(" ".join(
     [*SCALES.values(), *SCALE_UNITS, *CURRENCIES, "percent", "percentage", "number", "rate"])))
 """Unit words that say how a figure is shown rather than what it measures."""
@@ -260,8 +262,11 @@ class Grounder:
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
-        self.q_year_quarters = frozenset((m[0] or m[3] or m[5], m[1] or m[2] or str(_ORDINAL[m[4]]))
-                                         for m in _ASKED_YEAR_QUARTER.findall(self.qnorm))
+        paired = {(m[0] or m[3] or m[5], m[1] or m[2] or str(_ORDINAL[m[4]]))
+                  for m in _ASKED_YEAR_QUARTER.findall(self.qnorm)}
+        if paired and len(self.q_years) == 1:  # `in Q2 than in Q1 2023`: Q2 of 2023 too
+            paired |= {(next(iter(self.q_years)), p[1]) for p in self.q_periods if re.fullmatch(r"q[1-4]", p)}
+        self.q_year_quarters = frozenset(paired)
         """The quarters the question names with their years (`2023 Q4`, `the fourth quarter of 2023`)."""
         self.q_month_range = None if _FROM_MONTH.search(self.qnorm) else month_range(self.qnorm)
         found = asked_interval(question)
