@@ -174,5 +174,6 @@ def test_quarters_share_the_one_year_the_question_names() -> None:
         ["Accommodation and food services", "90,690", "101,560", "95,200"],
         ["Retail trade", "70,110", "74,300", "69,800"],
     ])
-    plan, _ = run(table, "How many more vacancies did accommodation and food services have in Q2 than in Q1 2023?")
+    question = "How many more vacancies did accommodation and food services have in Q2 than in Q1 2023?"
+    plan, _ = run(table, question)
     assert (plan.operation, plan.answer) == ("diff", ["10,870"])

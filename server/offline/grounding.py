@@ -132,6 +132,7 @@ RECORD_LABELS = 4
 """Labels side by side on a row that make it a record of a list (`Site No. | Investigator | City |
 Country`), whose name is the label the question names, not the last."""
 _AVERAGE_STEMS = frozenset(label_tokens(" ".join(ops.AVERAGE_WORDS)))
+"""`average`, `mean`: the operation's words when an average over the periods is asked."""
 UNIT_NAMED = 0.6
 """How completely a label is mentioned by its unit alone: less than a label said outright, and less
 than two of three of its own words (`operational seat miles` names `Available seat miles (ASMs)`,
@@ -324,11 +325,12 @@ class Grounder:
             for nid, n in label_nodes.items():  # a rate the table shows only as a percent
                 if "percent" in label_tokens(n.text):
                     self._also_match(nid, {"rate": 0.8})
-        self._category_words = frozenset(t for ln in self.rows for n in ln.path if n.c0 < self.h.header_cols
-                                         for c in self.h.col_path(n) if c.c1 < self.h.header_cols
+        corners = {c.id: c for ln in self.rows for n in ln.path if n.c0 < self.h.header_cols
+                   for c in self.h.col_path(n)}  # the headers over the row labels
+        self._category_words = frozenset(t for c in corners.values() if c.c1 < self.h.header_cols
                                          for t in label_tokens(c.text))
-        """The words of the headers over the row labels (`Priority`): the category the rows are of."""
-        self._keyed_words(label_nodes)
+        """The words of the headers over the row labels alone (`Priority`): what the rows are of."""
+        self._keyed_words(label_nodes, corners)
         if "percent" in self.qtoks and "percent" not in {st for _, st in said}:  # a share's percent
             for ln in self.rows + self.cols:  # is no `Change 2023/22 > %`
                 if gives_change(ln):
@@ -443,19 +445,17 @@ class Grounder:
             if phrase_spans(self.qnorm, normalise_text(long)):
                 self._named_otherwise.add(nid)
 
-    def _keyed_words(self, label_nodes: dict[int, Node]) -> None:
-        """A question word the header over the row labels names, said before a number (`payment` of
-        `Pmt No.` in `interest paid in payment number 12`), says which row is meant, not which
-        column: column labels (`Payment`) do not match it."""
+    def _keyed_words(self, label_nodes: dict[int, Node], corners: dict[int, Node]) -> None:
+        """A question word a header over the row labels (`corners`) names, said before a number
+        (`payment` of `Pmt No.` in `interest paid in payment number 12`), says which row is meant,
+        not which column: column labels (`Payment`) do not match it."""
         before = {w for m in _KEYED.finditer(self.qnorm) for w in (m.group(1), "number")
                   if m.group(1) not in _CLASS_WORDS and not YEAR.fullmatch(m.group(2))}
         if not before:
             return
-        corners = {c.id for ln in self.rows for n in ln.path if n.c0 < self.h.header_cols
-                   for c in self.h.col_path(n)}
         said = {st for raw, st in self.qwords if raw in before}
-        keyed = said & {q for cid in corners for q, v in (self._match.get(cid) or self._matches(
-            self.graph.node(cid).text)).items() if v >= 0.8}
+        keyed = said & {q for cid, c in corners.items()
+                        for q, v in (self._match.get(cid) or self._matches(c.text)).items() if v >= 0.8}
         if not keyed:
             return
         for ln in self.cols:
