@@ -690,3 +690,15 @@ TICKETS = Table(text=[
 def test_the_category_noun_alone_does_not_name_its_total(question: str, answer: str) -> None:
     plan, _ = run(TICKETS, question)
     assert plan.answer == [answer]
+
+
+def test_the_largest_outflow_on_signed_net_figures_is_the_most_negative() -> None:
+    table = Table(text=[
+        ["Subregion", "Internal migration", "", ""],
+        ["", "Arrivals", "Departures", "Net"],
+        ["Central Valley", "12,410", "9,682", "2,728"],
+        ["Capital City", "18,220", "20,695", "-2,475"],
+        ["Northland", "4,100", "4,512", "-412"],
+    ], merges=[(0, 1, 0, 3)])
+    plan, _ = run(table, "Which subregion had the largest net internal outflow?")
+    assert plan.answer == ["Capital City"]

@@ -628,6 +628,9 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
+    if want == "max" and _SHORTFALL.search(g.qnorm) and not names_a_size([fixed]) and (
+            min(v[0] for v in vals) < 0 < max(v[0] for v in vals)):  # `the largest net internal
+        want = "min"  # outflow` on signed net figures: the most negative
     if k > 1:
         if len(vals) <= k:
             return None
@@ -642,6 +645,10 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                 f"{want if place == 1 else f'place {place} by {want}'} over {len(vals)} {axis}s",
                 col_headers=headers_for(g, [fixed]),
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
+
+
+_SHORTFALL = re.compile(r"\b(?:outflows?|deficits?|loss(?:es)?|shortfalls?)\b")
+"""What signed net figures show below zero: the largest of it is the most negative."""
 
 
 def pick(vals: list[Ranked], want: str, place: int) -> tuple[Ranked, int, float]:
