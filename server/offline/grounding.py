@@ -468,8 +468,7 @@ class Grounder:
         `United States`, `Foreign`, then `Income before income taxes`): a part the question names
         whole also matches the words its total's label matches, as a parent label's would."""
         for lines, others in ((self.rows, self.cols), (self.cols, self.rows)):
-            for index, total in closing_totals(self.graph, lines, others).items():
-                part = next(ln for ln in lines if ln.index == index)
+            for part, total in closing_totals(self.graph, lines, others):
                 if (part.label is not None and total.label is not None and self._match[total.label.id]
                         and phrase_spans(self.qnorm, normalise_text(part.label.text).strip())):
                     self._also_match(part.label.id, self._match[total.label.id])

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from celltrace.shared.flags import figure_text, legend
@@ -18,6 +20,9 @@ AGGREGATE_LABEL_WORDS = frozenset(
      "consolidated"})
 """Labels of aggregate and reference lines (`National benchmark`, `Consolidated revenue` over the
 segments), skipped when ranking the members of a group (argmax, pair)."""
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -104,15 +109,24 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
     each, where every sibling shows a figure (no year) and four at least are not zero: on at least
     `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them. Found once per graph and lines (every
     question on a table asks again)."""
-    key = (tuple((ln.index, tuple(n.id for n in ln.path)) for ln in lines), tuple(ln.index for ln in others))
-    found = _SUMS.setdefault(graph, {})
-    if key not in found:
-        found[key] = frozenset(_sum_lines(graph, lines, others))
+    found = frozenset(_once(_SUMS, graph, lines, others, _sum_lines))
     for ln in lines:
-        ln.sums = ln.index in found[key]
+        ln.sums = ln.index in found
 
 
-_SUMS: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], frozenset[int]]] = WeakKeyDictionary()
+_SUMS: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], object]] = WeakKeyDictionary()
+_CLOSING: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], object]] = WeakKeyDictionary()
+
+
+def _once(store: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], object]], graph: CellGraph,
+          lines: list[Line], others: list[Line], find: Callable[[CellGraph, list[Line], list[Line]], T]) -> T:
+    """`find(graph, lines, others)`, computed once per graph and lines (every question on a table
+    builds the same lines again)."""
+    key = (tuple((ln.index, tuple(n.id for n in ln.path)) for ln in lines), tuple(ln.index for ln in others))
+    found = store.setdefault(graph, {})
+    if key not in found:
+        found[key] = find(graph, lines, others)
+    return cast(T, found[key])
 
 
 def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[int]:
@@ -194,29 +208,35 @@ def group_totals(graph: CellGraph, part: Line, lines: list[Line], others: list[L
     return out
 
 
-def closing_totals(graph: CellGraph, lines: list[Line], others: list[Line]) -> dict[int, Line]:
-    """Each part's total in a statement's layout: a line right under a run of two lines or more
-    indented deeper than it (same parent labels) whose figures are the run's sum at
+def closing_totals(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[tuple[Line, Line]]:
+    """Each part with its total in a statement's layout: a line right under a run of two lines or
+    more indented deeper than it (same parent labels) whose figures are the run's sum at
     `SUM_MIN_FIGURES` positions at least and wherever all show one (`United States`, `Foreign`, then
-    `Income before income taxes` at the left). Keyed by the parts' indices."""
+    `Income before income taxes` at the left). Found once per graph and lines."""
+    pairs = _once(_CLOSING, graph, lines, others, _closing_totals)
+    return [(lines[p], lines[t]) for p, t in pairs]
+
+
+def _closing_totals(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[tuple[int, int]]:
+    """`closing_totals` as positions in `lines`."""
     flags = legend(graph.table.notes)
-    out: dict[int, Line] = {}
+    out: list[tuple[int, int]] = []
     for i, total in enumerate(lines):
         if total.label is None:
             continue
-        run: list[Line] = []
-        for ln in reversed(lines[:i]):
-            nxt = run[-1] if run else total
+        run: list[int] = []
+        for j in range(i - 1, -1, -1):
+            ln, nxt = lines[j], lines[run[-1] if run else i]
             if (ln.index != nxt.index - 1 or ln.label is None or (run and ln.parent_ids != nxt.parent_ids)
                     or indent_of(ln.label.text) <= indent_of(total.label.text)):
                 break
-            run.append(ln)
+            run.append(j)
         if len(run) < 2:
             continue
-        found = [f for other in others
-                 if (f := _figures(graph, [*run, total], other, flags, nil=True, least=3))]
+        group = [*(lines[j] for j in run), total]
+        found = [f for other in others if (f := _figures(graph, group, other, flags, nil=True, least=3))]
         if len(found) >= SUM_MIN_FIGURES and all(abs(2 * v[-1] - sum(v)) <= tol for v, tol in found):
-            out.update({ln.index: total for ln in run})
+            out.extend((j, i) for j in run)
     return out
 
 
