@@ -57,6 +57,39 @@ def test_question_about_another_sheet_is_answered_there(monkeypatch, capsys) -> 
     assert code == 0 and "hint" not in err and "Table: Operations!" in out
 
 
+def _two_sheets(path: Path) -> Path:
+    """Emissions by sector (the active sheet: its title, a header naming `Dec 31, 2024`) and by gas."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "By sector"
+    ws.append(["Greenhouse gas emissions by sector (kt CO2 eq)"])
+    ws.append([])
+    ws.append(["Sector", "Dec 31, 2023", "Dec 31, 2024"])
+    ws.append(["Energy", 120, 115])
+    ws.append(["Transport", 42, 41])
+    gas = wb.create_sheet("By gas")
+    gas.append(["Greenhouse gas emissions by gas (kt CO2 eq), December 31"])
+    gas.append([])
+    gas.append(["Gas", "2023", "2024"])
+    gas.append(["Carbon dioxide", 140, 133])
+    gas.append(["Methane", 22, 23])
+    wb.save(path)
+    return path
+
+
+def test_the_active_sheet_keeps_a_question_its_whole_text_matches(monkeypatch, capsys, tmp_path) -> None:
+    """Sheets are compared by all their text, titles included (the active sheet's too), a month by
+    its first three letters: no other sheet matches better, so no hint."""
+    book = str(_two_sheets(tmp_path / "two.xlsx"))
+    for question in ("What were transport emissions at December 31, 2024, in kt CO2e?",
+                     "What were energy emissions in kt CO2 eq at Dec 31, 2023?"):
+        code, out, err = run_main(monkeypatch, capsys, "ask", book, question, "--engine", "offline", "--json")
+        assert code == 0 and "hint" not in err, err
+        assert json.loads(out)["evidence"][0]["sheet"] == "By sector"
+
+
 def test_range_past_the_used_range_is_reported(monkeypatch, capsys) -> None:
     code, out, err = run_main(
         monkeypatch, capsys, "ask", BOOK, "What was cargo revenue in 2016?", "--range", "A1:ZZ99999",

@@ -33,43 +33,53 @@ def check_workbook_arg(workbook: Path, question: str, command: str = "ask") -> N
         raise UserError(f"{str(workbook)!r} is not a file but looks like a question ({usage})")
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+
+
 def _words(texts: list[str]) -> set[str]:
+    """Stemmed words of `texts`, a month as its first three letters (`Dec` = `December`)."""
     from celltrace.server.infra.retrieval import tokens
 
-    return {t for text in texts for t in tokens(text) if not t.isdigit()}
+    def word(t: str) -> str:
+        month = next((m for m in _MONTHS if len(t) >= 3 and m.startswith(t)), None)
+        return month[:3] if month else t
+
+    return {word(t) for text in texts for t in tokens(text) if not t.isdigit()}
 
 
 def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
-    """Another visible worksheet whose text shares more of the question's words than `table` does
-    (the best one), else None; says so on stderr."""
+    """Another visible worksheet whose text shares more of the question's words than the sheet of
+    `table` does (the best one; each sheet's whole text, titles included), else None; says so on
+    stderr."""
     wanted = _words([question])
     if not wanted:
         return None
-    here = len(wanted & _words([t for row in table.text for t in row]))
     import openpyxl
 
     wb = openpyxl.load_workbook(workbook, read_only=True, data_only=True)
     try:
-        best, best_hits = None, here
+        hits: dict[str, int] = {}
         for ws in wb.worksheets:
-            if ws.title == table.sheet or ws.sheet_state != "visible":
+            if ws.title != table.sheet and ws.sheet_state != "visible":
                 continue
             texts: list[str] = []
             for row in ws.iter_rows(values_only=True):
                 texts += [v for v in row if isinstance(v, str)]
                 if len(texts) > SCAN_CELLS:
                     break
-            hits = len(wanted & _words(texts))
-            if hits > best_hits:
-                best, best_hits = ws.title, hits
+            hits[ws.title] = len(wanted & _words(texts))
     finally:
         wb.close()
-    if best is not None:
-        hint(
-            f"answering from sheet {best!r}: the question matches it better than the active sheet "
-            f"{table.sheet!r} ({best_hits} vs {here} of {len(wanted)} words); "
-            f"add --sheet {_shell_word(table.sheet)} to ask there"
-        )
+    here = hits.get(table.sheet, 0)
+    best = max((s for s in hits if s != table.sheet), key=lambda s: hits[s], default=None)
+    if best is None or hits[best] <= here:
+        return None
+    hint(
+        f"answering from sheet {best!r}: the question matches it better than the active sheet "
+        f"{table.sheet!r} ({hits[best]} vs {here} of {len(wanted)} words); "
+        f"add --sheet {_shell_word(table.sheet)} to ask there"
+    )
     return best
 
 
