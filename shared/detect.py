@@ -413,13 +413,16 @@ def _words(text: str) -> set[str]:
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
-    """The block sharing the most question words in its own text (its cells and the caption lines
-    right above it: `B. Lift revenue`, not the sheet's title over the first block), then in all its
-    text (ties: the larger block, then the upper one)."""
+    """The block sharing the most question words in its own text: its cells and, when every block
+    has caption lines of its own, the ones right above it (`B. Lift revenue`, not the sheet's title
+    over the first block; a title over the first of two segment tables, the second headed by its
+    `Operating income (loss)` cell, is the sheet's); then in all its text (ties: the larger block,
+    then the upper one)."""
     asked = _words(question)
+    captioned = all(_own_caption(b) for b in blocks)
 
     def score(b: Block) -> tuple[int, int, int, int]:
-        own = replace(b, caption_rows=_own_caption(b))
+        own = replace(b, caption_rows=_own_caption(b) if captioned else ())
         return (len(asked & _words(block_text(table, own))), len(asked & _words(block_text(table, b))),
                 b.cells, -b.r0)
 

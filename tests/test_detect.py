@@ -416,3 +416,26 @@ def test_the_sheet_title_over_stacked_tables_picks_none_of_them() -> None:
     assert revenue.text[-1] == ["Total", "47,345", "49,671"]
     visits = locate(STACKED, "How many skier visits did season passes account for in 2022/23?")
     assert visits.text[-1] == ["Total", "509.0", "552.7"]
+
+
+def test_a_title_over_the_first_of_stacked_tables_headed_by_their_own_cells() -> None:
+    """`Segment revenue and operating income` is over the first table only, the second heads itself
+    (`Operating income (loss)`): the cells decide, not the title."""
+    segments = Table(text=[
+        ["Note 16 — Segment Information", "", ""],
+        ["Segment revenue and operating income (loss) (in millions)", "", ""],
+        ["", "", ""],
+        ["Revenue", "2024", "2023"],
+        ["Cloud Infrastructure", "24,310", "20,845"],
+        ["Payments", "6,418", "5,270"],
+        ["Total revenue", "30,728", "26,115"],
+        ["", "", ""],
+        ["Operating income (loss)", "2024", "2023"],
+        ["Cloud Infrastructure", "8,512", "6,940"],
+        ["Payments", "1,248", "905"],
+        ["Total operating income", "9,760", "7,845"],
+    ])  # fmt: skip
+    found = locate(segments, "How much operating income did the Payments segment generate in fiscal 2024?")
+    assert found.text[-1] == ["Total operating income", "9,760", "7,845"]
+    found = locate(segments, "What was revenue of the Payments segment in 2023?")
+    assert found.text[-1] == ["Total revenue", "30,728", "26,115"]
