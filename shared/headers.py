@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import is_number_text, is_year_text
@@ -251,8 +252,20 @@ class HeaderModel:
                 return None
             up = self.graph.node_at(rr, c)
             if not up.empty:
-                return up
+                return None if self._past_merged_group(up, r) else up
         return None
+
+    def _past_merged_group(self, up: Node, r: int) -> bool:
+        """`All lines` below the merged `Commercial lines` (merged over its own rows only) is the
+        whole table's total, not one of that group's: a total line under a merged group label that
+        ends above it, not naming that group (`Total commercial lines` does)."""
+        if not up.r0 < up.r1 < r:
+            return False
+        inner = next((self.graph.node_at(r, c) for c in range(self.header_cols - 1, up.c1, -1)
+                      if not self.graph.node_at(r, c).empty), None)
+        text = normalise_text(inner.text) if inner is not None else ""
+        words = set(_WORDS.findall(text))
+        return bool(_WHOLE_LINE.match(text)) and not set(_WORDS.findall(normalise_text(up.text))) <= words
 
 
 def _kind(node: Node) -> str:
@@ -278,7 +291,12 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
         for r in range(n_rows - 1):
             rest = kinds[r][1:]
             if "number" in rest:
-                break
+                if not (levels and _counting_row(graph, kinds, r)):
+                    break
+                kinds[r] = ["text" if k == "number" else k for k in kinds[r]]
+                levels.append(r)
+                header_rows = r + 1
+                continue
             if "text" not in rest:
                 # a title/caption line or a blank row stays in the band when header rows follow;
                 # after the header, a label in column 0 alone heads a section
@@ -326,6 +344,24 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     model._row_parents = _row_parents(graph, model, sections)
     model._unit_rows = _unit_rows(graph, model)
     return model
+
+
+_COUNT_LABEL = re.compile(r"\d{1,3}")
+
+
+def _counting_row(graph: CellGraph, kinds: list[list[str]], r: int) -> bool:
+    """Row `r` numbers the columns under a label merged over them (`Development months` over `12 |
+    24 | 36 …`): at least three whole numbers right of column 0, rising by one step, with numbers
+    below them."""
+    cols = [c for c in range(1, graph.n_cols) if kinds[r][c] != "empty"]
+    texts = [graph.node_at(r, c).text.strip() for c in cols]
+    if len(cols) < 3 or not all(_COUNT_LABEL.fullmatch(t) for t in texts) or r + 1 >= graph.n_rows:
+        return False
+    values = [int(t) for t in texts]
+    steps = {b - a for a, b in pairwise(values)}
+    over = {graph.node_at(r - 1, c).id for c in cols} if r else set()
+    merged = any(graph.node(i).c1 > graph.node(i).c0 and not graph.node(i).empty for i in over)
+    return len(steps) == 1 and min(steps) > 0 and merged and "number" in kinds[r + 1][1:]
 
 
 def _header_row_follows(graph: CellGraph, kinds: list[list[str]], r: int) -> bool:
@@ -409,6 +445,8 @@ def _recurring(labels: list[Node]) -> list[bool]:
     return [counts[normalise_text(n.text)] > 1 for n in labels]
 
 
+_WHOLE_LINE = re.compile(r"^(?:all|total|grand\s+total|overall)\b")
+_WORDS = re.compile(r"[^\W_]+")
 _TOTAL_LINE = re.compile(r"^(?:sub)?totals?\b")
 """A `Total …` line sums the rows above it, however deep it is indented (statements often indent
 totals further than their items)."""

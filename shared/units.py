@@ -46,7 +46,8 @@ MEASURES = {
     "week": "weeks", "weeks": "weeks", "day": "days", "days": "days",
     "hour": "hours", "hours": "hours", "minute": "minutes", "minutes": "minutes",
     "person": "persons", "persons": "persons", "people": "persons",
-    "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "barrels": "barrels", "units": "units",
+    "kwh": "kWh", "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW", "mw": "MW", "gw": "GW",
+    "kt": "kt", "barrels": "barrels", "units": "units",
     "cents": "cents", "pence": "pence",
 }  # fmt: skip
 PERIOD_UNITS = frozenset({"years", "months", "weeks", "days", "hours"})

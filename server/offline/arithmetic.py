@@ -44,7 +44,7 @@ from celltrace.server.offline.ranking import ground_option, names_members
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
-from celltrace.shared.units import RELATIVE_WORDS, parse_unit, without_exemptions
+from celltrace.shared.units import CURRENCIES, RELATIVE_WORDS, parse_unit, without_exemptions
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -62,7 +62,13 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         if lab is None or (g.mention(lab) < 0.99 and not (
                 lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
             continue
-        key = normalise_text(g.head(lab.text))  # without its unit: `passengers (thousands)` is
+        dated = _dated_quarter(ln)  # `Q4` under `2024` is Q4 2024: named only with that year
+        if dated is not None and g.q_year_quarters and dated not in g.q_year_quarters:
+            continue
+        period = next((n.text for n in reversed(ln.path[:-1]) if period_end(n.text, spans=True) is not None
+                       and g.mention(n) >= 0.99), "")  # `Battery storage` under `2022` and `2023`
+        key = f"{normalise_text(g.head(lab.text))} {normalise_text(period)}".strip()  # without its unit:
+        # `passengers (thousands)` is
         if key not in best or g.line_score(ln) > g.line_score(best[key][1]):  # said inside `revenue
             best[key] = (lab, ln)  # passenger miles`
     periods = [k for k in best if label_year(k) is None]
@@ -75,6 +81,15 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     held = {k: set(label_tokens(k)) for k in keys}
     return [(pos, ln) for pos, ln, k in out if not compose.said_only_inside(g.qnorm, k, [
         o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
+
+
+def _dated_quarter(line: Line) -> tuple[str, str] | None:
+    """(year, quarter) of a line labelled by a quarter alone (`Q4`) under a year (`2024`)."""
+    quarters = asked_periods(normalise_text(line.label.text)) if line.label is not None else frozenset()
+    year = next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
+    if len(quarters) != 1 or year is None or not re.fullmatch(r"q[1-4]", q := next(iter(quarters))):
+        return None
+    return year, q[1]
 
 
 def _amount_unit(text: str) -> bool:
@@ -225,7 +240,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     _, best_col = g.best(g.cols)[0]
     own = {w for n in best_row.path + best_col.path for w in ops.words(n.text)}
     summed = (set(ops.words(g.q)) & {"sum", "combined", "altogether"}) - own  # not `Combined ratio`
-    if op == "average" or (op == "sum" and (summed or every)):
+    year_parts = _whole_year_asked(g) is not None and bool(
+        _parts_of_year(g, g.rows) or _parts_of_year(g, g.cols))
+    if op == "average" or (op == "sum" and (summed or every or year_parts)):  # `total … for full-year
+        # 2023`: its quarters
         sides = ((best_col, "row", g.rows), (best_row, "col", g.cols))
         named = [(fixed, axis, members) for fixed, axis, members in sides
                  if op == "average" and _per_member(g, axis, [ln for ln in members if not is_aggregate(ln)])]
@@ -246,6 +264,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         # `over the four quarters shown`: the periods beside the best line (`Number of Sales`)
         best = best_col if axis == "col" else best_row
         members = _beside_best(members, best, every.group(1) if every else None, op)
+        members = _same_measure(g, members, best)
         count = every.group(1) if every else None
         counted = count is not None and count != "all" and int(CARDINALS.get(count, count)) == len(members)
         if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or counted or (
@@ -287,6 +306,18 @@ def _beside_best(members: list[Line], best: Line, count: str | None, op: ops.Op)
     return siblings if mixed and len(siblings) >= 2 else members
 
 
+def _same_measure(g: Grounder, members: list[Line], best: Line) -> list[Line]:
+    """Of members under several parents each showing several measures (`FY2022 > Opened | Closed |
+    Ending`, …), those showing the measure the question names on the best line (`how many stores
+    opened across FY2022–FY2024`: `Opened` under each year)."""
+    label = best.label
+    if label is None or len(best.path) < 2 or _is_period(best) or g.mention(label) < 0.99:
+        return members
+    same = [ln for ln in members if ln.label is not None
+            and normalise_text(ln.label.text) == normalise_text(label.text)]
+    return same if len(same) >= 2 and len({ln.parent_ids for ln in same}) == len(same) else members
+
+
 def _parts_of_year(g: Grounder, lines: list[Line]) -> list[Line]:
     """The quarters or months under the one year the question names (`over the four quarters of
     2023`, `average delinquency rate over 2024`: the lines under `2023`, not the other years'), when
@@ -318,10 +349,11 @@ _QUARTER_LABEL = re.compile(r"^(?:q[1-4]|[1-4](?:st|nd|rd|th)?\s+(?:quarter|qtr)
 
 
 _EVERY_MEMBER = re.compile(
-    r"\b(?:across|over|for|of)\s+(?:all|each\s+of)\s+(?:the\s+)?(?:(?:listed|reported|selected)\s+)?"
-    rf"(?:({'|'.join(CARDINALS)}|\d+)\s+)?(?:listed\s+)?([a-z]+s)\b")
-"""`across all eight hospitals`, `over all the listed CMAs`, `across all cohorts`: every member the
-plural names (a count must be theirs)."""
+    r"\b(?:across|over|for|of)\s+(all\s+|each\s+of\s+)?(?:the\s+)?(?:(?:listed|reported|selected)\s+)?"
+    rf"(?:({'|'.join(CARDINALS)}|\d+)\s+)?(?:listed\s+)?(?:([a-z-]+)\s+)??([a-z]+s)\b")
+"""`across all eight hospitals`, `over all the listed CMAs`, `across all cohorts`, `across the four
+major utilities`: every member the plural names, or those of the section its word names (a count
+must be theirs; without `all` one is said)."""
 
 
 def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
@@ -331,14 +363,19 @@ def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
     m = _EVERY_MEMBER.search(g.qnorm)
     if op not in ("sum", "average") or m is None:
         return None
-    stem = next(iter(label_tokens(m.group(2))), None)
+    every, count, section, plural = m.groups()
+    if not (every or count) or (section and not count):  # a word before the plural is a section said
+        return None  # with the count (`the four major utilities`; not `for all tb-related …`)
+    stem = next(iter(label_tokens(plural)), None)
     sides = [(axis, lines, other) for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))
              if stem is not None and len(lines) > 1 and names_members(g, axis, lines, stem)]
     if len(sides) != 1:
         return None
     axis, lines, other = sides[0]
     members = [ln for ln in lines if not is_aggregate(ln)]
-    count = m.group(1)
+    within = [ln for ln in members if section and any(  # `the four major utilities`: those under
+        section in label_words(n.text) for n in ln.path[:-1])]  # `Major utilities (100,000+ …)`
+    members = within or members
     if count and int(CARDINALS.get(count, count)) != len(members):
         return None  # `the three arms` of a table showing a total column too: not guessed
     fixed = g.best(other)[0][1]
@@ -598,8 +635,10 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: 
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
         nums = [num.value for n in nodes if (num := g.number(n)) is not None]
         return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
-    title = without_exemptions(g.graph.table.title or "") if titled else ""
-    texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]
+    money = any(unit and unit.split()[0] in CURRENCIES.values() for unit in map(g.h.unit_for, nodes))
+    title = without_exemptions(g.graph.table.title or "") if titled and not money else ""  # a title
+    texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]  # naming other measures
+    # (`Net Interest Margin and Average Deposits`) says nothing of amounts of money
     named = {w for text in texts for w in ops.words(text)}
     if periods and "share" in named:
         named -= {"per"}
@@ -733,8 +772,8 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
     grounded = compose.operand_pair(g)
     if grounded is not None:
         axis, pair, fixed = grounded
-        found = [next((int(y) for n in ln.path[:-1] if (y := period_end(n.text)) is not None
-                       and y in g.q_years), None) for ln in pair]
+        found = [next((int(y) for n in ln.path[:-1] if (y := _said_period(g, n.text)) is not None), None)
+                 for ln in pair]
         years = [y for y in found if y is not None]
         if len(years) == 2 and years[0] != years[1]:
             return axis, sorted(pair, key=lambda ln: years[pair.index(ln)], reverse=later_first), fixed
@@ -742,6 +781,15 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
         if not g.q_years and len(months) == 2 and months[0] != months[1]:  # `from July to August`
             return axis, sorted(pair, key=lambda ln: months[pair.index(ln)], reverse=later_first), fixed
     return _year_lines(g, later_first)
+
+
+def _said_period(g: Grounder, text: str) -> str | None:
+    """The end year of a period label the question names: by that year, or as written (`between
+    2021/22 and 2022/23`)."""
+    end = period_end(text, spans=True)
+    said = end is not None and ((end in g.q_years and end == period_end(text)) or phrase_spans(
+        g.qnorm, normalise_text(text)))
+    return end if said else None
 
 
 def _month_of(line: Line) -> tuple[int, int] | None:
@@ -860,21 +908,27 @@ def percentages(lines: list[Line], nodes: list[Node]) -> bool:
 
 _SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"
 """`from A to B`, `between A and B`."""
-_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:19|20)?\d\d\b")
+_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\b",
+                     re.IGNORECASE)
 
 
 def _period(q: str) -> bool:
-    """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`, `over January to June`: a span of
-    periods."""
+    """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`, `FY2021–FY2024`, `over January to
+    June`: a span of periods."""
     return bool(_PERIOD.search(q.lower())) or month_range(q) is not None
 
 
 def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
     """Two year lines named as a period's ends → every year line from one to the other (same parent
-    labels, totals left out); other lines are left as the two named."""
+    labels, totals left out), or every line of the same label under the years between
+    (`FY2022 > Opened` to `FY2024 > Opened`); other lines are left as the two named."""
+    lo, hi = sorted((a.index, b.index))
+    if a.label and b.label and normalise_text(a.label.text) == normalise_text(b.label.text) and all(
+            any(period_end(n.text) is not None for n in ln.path[:-1]) for ln in (a, b)):
+        return [ln for ln in lines if lo <= ln.index <= hi and ln.label is not None and not is_aggregate(ln)
+                and normalise_text(ln.label.text) == normalise_text(a.label.text)]
     if not (a.label and b.label and is_period_label(a.label.text) and is_period_label(b.label.text)):
         return [a, b]
-    lo, hi = sorted((a.index, b.index))
     return [ln for ln in lines if lo <= ln.index <= hi and ln.parent_ids == a.parent_ids
             and ln.label is not None and is_period_label(ln.label.text) and not is_aggregate(ln)]
 

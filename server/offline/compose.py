@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
-from celltrace.server.offline.grounding import is_period_label
+from celltrace.server.offline.grounding import is_period_label, period_end
 from celltrace.server.offline.lexicon import label_tokens
 from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
+from celltrace.shared.units import parse_unit
 
 if TYPE_CHECKING:
     from celltrace.server.offline.grounding import Grounder, Plan
@@ -74,9 +75,21 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
             under.setdefault(n.id, set()).add(ln.index)
     texts = [normalise_text(n.text) for n in nodes.values()]
     held = Counter(t for n in nodes.values() for t in set(label_tokens(n.text)))
+    full = {nid: period_end(n.text) is not None and g.mention(n) >= FULL_MENTION for nid, n in nodes.items()}
+    said: dict[int, bool] = {}  # under a period the question names (`FY2024 > Digital`)
+    for ln in lines:
+        for j, n in enumerate(ln.path):
+            said[n.id] = said.get(n.id, False) or any(full[p.id] for p in ln.path[:j])
+    alike = Counter(texts)
+    named_alike = Counter(normalise_text(n.text) for n in nodes.values() if said[n.id])
+
+    def single(n: Node) -> bool:  # one of its text, or the one under a period the question names
+        text = normalise_text(n.text)  # (not a unit: `number` under `Owner | Renter` names neither)
+        return alike[text] == 1 or (said[n.id] and named_alike[text] == 1 and parse_unit(n.text) is None)
+
     named = [
         n for n in nodes.values()
-        if len(under[n.id]) < len(lines) and texts.count(normalise_text(n.text)) == 1
+        if len(under[n.id]) < len(lines) and single(n)
         and (g.mention(n) >= OPERAND_MIN_MENTION or _first_word_named(g, n, held))
     ]
     by_key = {normalise_text(n.text): n for n in named}

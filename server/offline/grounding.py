@@ -107,17 +107,23 @@ _BOUND_ASKED = re.compile(r"\b(lower|upper)\s+(?:bound|limit|end)s?\b")
 _INTERVAL = re.compile(r"\bconfidence\s+(?:interval|limits?)\b|\bci\b")
 """A label heading an interval estimate's two ends (`95% confidence interval`, `95% CI`)."""
 
+_PLACE_CODE = re.compile(r"(?<=[^\W\d_]),\s*([A-Z]{2,3})\.?\s*$")
 _CODE_WORD = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,6}")
 """A code written as one word of letters and digits (`4f`, `b2`): quoted as such, it names its line
 over labels of the same letters and digits written apart (`4-F`)."""
 MEASURE_FIT = 0.05
 """Extra score of a line labelled only by the kind of figure the question asks (`how many`, `the
-number of` → `Qty`, `Units`; else money: `$M`, `Amount`) beside one labelled by the other kind
-(`FY 2024 > Qty | $M`)."""
+number of` → `Qty`, `Units`, `Number of Awards`; else money: `$M`, `Amount`, `Amount Awarded`) beside
+one labelled by the other kind (`FY 2024 > Qty | $M`)."""
+MONEY_ASKED_FIT = 0.3
+"""`MEASURE_FIT` when the question asks money in so many words (`how much did the company spend`),
+also taken off a count beside the money (`Shares Repurchased` beside `Amount Repurchased`)."""
+_MONEY_ASKED = re.compile(r"\b(?:spen[dt]|spending|paid|pay|cost|dollars?)\b|\$")
 _MONEY_LABEL = re.compile(r"^(?:[$€£]\s*(?:m|mn|k|b|bn|000s?|'000|thousands?|millions?|billions?)?"
-                          r"|amount|dollars?|value)(?:\s*\([^)]*\))?$")
+                          r"|(?:[a-z]+\s+)?(?:amount|dollars?)(?:\s+(?:of\s+)?[a-z]+)?|value)(?:\s*\([^)]*\))?$")
 _COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b|\bquantity\b|\bunits\b")
-_COUNT_LABEL = re.compile(r"^(?:qty|quantity|units?|number|no\.?|#|count)(?:\s*\([^)]*\))?$")
+_COUNT_LABEL = re.compile(r"^(?:qty|quantity|units?|number|no\.?|#|count|shares)(?:\s+(?:of\s+)?[a-z]+)?"
+                          r"(?:\s*\([^)]*\))?$")
 
 INTERIM_PENALTY = 0.1
 """Score taken from a line under a part of a year (`Three Months Ended December 31`, `Q4`, `Fourth
@@ -144,6 +150,10 @@ _EXCLUDING = re.compile(
     r"\b(?:excluding|except|excl\.|other than|not including|net of|excluded from)\b(.*)$")
 """A label's clause naming what it leaves out (`Total, excluding Syria`, `All items except food`,
 `Long-term debt, net of current portion`, `Anti-dilutive securities excluded from diluted EPS`)."""
+_TOTAL_WITH = re.compile(r"^(?:total|all\b[^,]*?|grand\s+total)\s*,?\s*(?:including|incl\.?|with)\s+\S")
+"""A whole named by what it takes in (`Total including LULUCF`, `All industries, including
+agriculture`)."""
+_WHOLE_WITH_SAID = re.compile(r"\b(?:total|overall|including|with|all)\b")
 _OF_TOTAL_SAID = re.compile(r"\bof\s+(?:the\s+)?total\b")
 """A question naming a share's base (`what percentage of the total population …`)."""
 _FORMULA = re.compile(r"^\(([^()]*\w\s+[−–+/×÷]\s+\w[^()]*)\)$")
@@ -260,6 +270,8 @@ class Grounder:
         self.q = question
         self.graph, self.h, self.retriever = graph, headers, retriever
         self.qnorm = normalise_text(question)
+        self._raw_words = set(self.qnorm.split())
+        """The question's words as written (a code such as `4f` is one)."""
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
         self.q_periods = asked_periods(self.qnorm)
@@ -365,8 +377,6 @@ class Grounder:
         self._line_scores: dict[tuple[str, int], float] = {}
         self._bonuses: dict[tuple[str, int], float] = {}
         self._qword_seq = " ".join(words(self.qnorm))
-        self._raw_words = set(self.qnorm.split())
-        """The question's words as written (a code such as `4f` is one)."""
 
     # ---- lines --------------------------------------------------------------------------------
     def _rows(self) -> list[Line]:
@@ -513,7 +523,7 @@ class Grounder:
         the interval the question words (`15–24` for `aged 15 and over`)."""
         if self._unsaid_class(normalise_text(text)):
             return {}
-        m = match_words(quarter_text(text), self.qwords)
+        m = match_words(self._unsaid_code_off(quarter_text(text)), self.qwords)
         asked = self._interval
         iv = interval(text) if asked is not None else None
         if asked is not None and iv is not None and iv != asked[0] and _class_unit(text) == asked[1]:
@@ -524,8 +534,9 @@ class Grounder:
         if m and base and not _OF_TOTAL_SAID.search(self.qnorm):  # `Share of total (%)` is no total:
             # `total` names its base, unless the question names a share's base too (`… of the total`)
             m = {q: v for q, v in m.items() if q not in match_words(base.group(1), self.qwords)}
-        if _FORMULA.match(text.strip()):
-            return {}
+        if _FORMULA.match(text.strip()) or (_TOTAL_WITH.match(normalise_text(text))
+                                            and not _WHOLE_WITH_SAID.search(self.qnorm)):
+            return {}  # `LULUCF` names itself, not `Total including LULUCF`
         cut = _EXCLUDING.search(normalise_text(text))
         if cut is None or not m or _EXCLUDING.search(self.qnorm):
             return m
@@ -612,13 +623,19 @@ class Grounder:
         question excludes too, and without a closing unit
         (`($M)`, `(000s)`): words it never matches (`_matches`) do not make the label less completely
         mentioned."""
-        text = _CODE_PREFIX.sub("", quarter_text(text), count=1)  # `P4 – Low` is named `low`
+        text = self._unsaid_code_off(_CODE_PREFIX.sub("", quarter_text(text), count=1))  # `P4 – Low`
         cut = _EXCLUDING.search(normalise_text(text))
         text = cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
         unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
         if unit is not None and unit.start() > 0 and parse_unit(unit.group(1).split(",")[0]):  # period
             return text[:unit.start()]  # end)`: its unit is no word to say
         return text
+
+    def _unsaid_code_off(self, text: str) -> str:
+        """`Monterrey, MX` as `Monterrey`: a closing state or country code the question does not
+        say (it names no question word: `MY` abbreviates no `Monterrey`)."""
+        m = _PLACE_CODE.search(text)
+        return text[:m.start()] if m and m.group(1).lower() not in self._raw_words else text
 
     def matched(self, node: Node) -> dict[str, float]:
         m = self._match.get(node.id)
@@ -638,6 +655,12 @@ class Grounder:
         `recent` is; `Total operating expenses` under `Operating expenses` is not mentioned by
         `total` alone.
         """
+        if node.c0 >= self.h.header_cols and self.h.is_header(node) and self._category_words and set(
+                label_tokens(node.text)) <= self._category_words:  # a column `Loans` beside rows by
+            return self._mention(node, known) / 2  # `Loan type`: `credit card loans` names the row
+        return self._mention(node, known)
+
+    def _mention(self, node: Node, known: frozenset[str]) -> float:
         text = normalise_text(node.text)
         if not text:
             return 0.0
@@ -659,6 +682,8 @@ class Grounder:
             return float(dated in self.q_year_quarters)  # 2024 Q1`
         if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
+        if _ASKED_QUARTER.fullmatch(text.strip()):  # `Q1` is not named by `Q4 … tier 1`, `Q3` by
+            return float(bool(asked_periods(text) & self.q_periods))  # no `Level 3`
         polar = polar_label(text)
         if polar is not None:  # `No` has no content word: named only as `_match_polar` found
             return self.matched(node).get(polar, 0.0)
@@ -669,12 +694,29 @@ class Grounder:
         lex = 0.0
         if ltoks:
             m = self.matched(node)
-            got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0) for lt in ltoks)
+            unsaid = self._unasked_ratio_terms(text)
+            got = sum(max((v for q, v in m.items() if tok_hits(lt, q, v)), default=0.0)
+                      for lt in ltoks if lt not in unsaid)
             lex = got / len(ltoks)
             if set(ltoks) <= self._category_words and is_aggregate_label(node) and not _WHOLE_SAID.search(
                     self.qnorm):  # `All priorities` is named by `high priority` only half: its words
                 lex /= 2  # are the category's noun, its `all` is not said
         return max(lex, self._unit_said(node.text), self.soft.get(node.id, 0.0))
+
+    def _unasked_ratio_terms(self, text: str) -> set[str]:
+        """The second term's words of a ratio of two other labels (`ACL to loans` beside `ACL` and
+        `Loans`) a question naming no ratio leaves unsaid: `the allowance on credit card loans` names
+        `ACL`, the amount, its `loans` the row's noun."""
+        m = _RATIO_LABEL.fullmatch(text.strip())
+        terms = {m.group(1).strip(), m.group(2).strip()} if m else set()
+        if m is None or not terms <= self._label_texts or _ASKS_RATIO.search(self.qnorm) or re.search(
+                rf"\bto\W+{re.escape(m.group(2).split()[0])}", self.qnorm):
+            return set()
+        return set(label_tokens(m.group(2)))
+
+    @functools.cached_property
+    def _label_texts(self) -> set[str]:
+        return {normalise_text(n.text).strip() for ln in self.rows + self.cols for n in ln.path}
 
     def _unit_said(self, text: str) -> float:
         """`UNIT_NAMED` when the question says the measure a label's closing unit counts in (`how many
@@ -881,7 +923,8 @@ class Grounder:
             worded = [n for n in beside if has_value(n) and not is_number_text(n.text)]  # | Seoul | …`):
             if line.axis == "row" and len(worded) >= RECORD_LABELS and own in beside:  # the one the
                 own = max(beside, key=lambda n: self.mention(n, known))  # question names
-            measure = MEASURE_FIT * self._names_asked_measure(line)
+            measure = (MONEY_ASKED_FIT if self._money_asked else MEASURE_FIT) * (
+                self._names_asked_measure(line))  # `Amount` for `how much did … spend`, not `Shares`
             quoted = next((n for n in line.path if _CODE_WORD.fullmatch(t := normalise_text(n.text).strip())
                            and t in self._raw_words), None)  # `4f` quoted names its line, not `4-F`
             own = quoted or own
@@ -900,16 +943,24 @@ class Grounder:
         spans = [m for n in line.path if (m := month_span(n.text)) is not None]
         return bool(spans) and asked not in spans
 
-    def _names_asked_measure(self, line: Line) -> bool:
-        """The line's own label is the kind of figure asked (`$M` for `how much`), and a sibling's
-        the other kind (`Qty`)."""
+    @functools.cached_property
+    def _money_asked(self) -> bool:
+        """Money asked in so many words (`how much did the company spend`), not a percentage of it
+        (`what percent of the award has been spent`)."""
+        return bool(_MONEY_ASKED.search(self.qnorm)) and "percent" not in self.qtoks
+
+    def _names_asked_measure(self, line: Line) -> int:
+        """1 when the line's own label is the kind of figure asked (`$M` for `how much`) and a
+        sibling's the other kind (`Qty`); -1 the other way round when money is asked in so many words
+        (`spend`: `Shares Repurchased` beside `Amount Repurchased`); else 0."""
         asked = self._asked_measure
-        if line.label is None or not asked.match(normalise_text(line.label.text)):
-            return False
         other = _COUNT_LABEL if asked is _MONEY_LABEL else _MONEY_LABEL
+        text = normalise_text(line.label.text) if line.label is not None else ""
+        kind = 1 if asked.match(text) else -1 if other.match(text) and self._money_asked else 0
+        sibling = other if kind == 1 else asked
         lines = self.rows if line.axis == "row" else self.cols
-        return any(ln.parent_ids == line.parent_ids and ln.label is not None
-                   and other.match(normalise_text(ln.label.text)) for ln in lines)
+        return kind if kind and any(ln.parent_ids == line.parent_ids and ln.label is not None
+                                    and sibling.match(normalise_text(ln.label.text)) for ln in lines) else 0
 
     def line_score(self, line: Line) -> float:
         """Coverage of the question by this line's path alone, plus label completeness.
@@ -997,15 +1048,21 @@ def _span_years(text: str) -> set[str]:
 _YEAR_SPAN_LABEL = re.compile(r"^((?:19|20)\d\d)\s*[-–/]\s*((?:19|20)?\d\d)$")
 
 
-def period_end(text: str) -> str | None:
+MAX_SPAN_YEARS = 10
+"""The longest span of years a period label said whole covers (`2011–2020`)."""
+
+
+def period_end(text: str, *, spans: bool = False) -> str | None:
     """The year a period label ends in: its year (`label_year`), or the end of a span of two years
-    (`2021/2022`, `2015-16` → 2016: an academic or fiscal year)."""
+    (`2021/2022`, `2015-16` → 2016: an academic or fiscal year); with `spans`, of a longer span too
+    (`2018–2020`, for a label the question says whole: `2015-2020` alone may be a change's span)."""
     m = _YEAR_SPAN_LABEL.match(normalise_text(text))
     if m is None:
         return label_year(text)
     first, end = m.groups()
     end = end if len(end) == 4 else first[:2] + end
-    return end if int(end) == int(first) + 1 else None
+    years = int(end) - int(first)
+    return end if years == 1 or (spans and 0 < years <= MAX_SPAN_YEARS) else None
 
 
 def _own_total_follows(g: Grounder, lines: list[Line]) -> bool:
@@ -1094,6 +1151,8 @@ def spelled_later(question: str, labels: list[str]) -> str:
     return _AFTER_YEAR.sub(lambda m: later if int(m.group(1)) == max(years) else m.group(0), question)
 
 
+_RATIO_LABEL = re.compile(r"([a-z][a-z&'\s]*?)\s*(?:\bto\b|-to-)\s*([a-z][a-z&'\s-]*)")
+_ASKS_RATIO = re.compile(r"\b(?:ratios?|rates?|percent(?:age)?s?|shares?|coverage|per|times)\b|%")
 _ASKED_YEAR_QUARTER = re.compile(
     r"\b((?:19|20)\d\d)\s*:?\s*q([1-4])\b|\bq([1-4])\s*((?:19|20)\d\d)\b"
     r"|\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?((?:19|20)\d\d)\b")

@@ -115,7 +115,7 @@ def candidates(g: Grounder) -> list[Plan]:
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm))
          and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
-         or _names_a_category(g)),
+         or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm))),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -161,11 +161,13 @@ def _names_a_category(g: Grounder) -> bool:
 
 def _per_unlabelled(g: Grounder) -> bool:
     """`revenue per employee` where no label says `per`: one line over another (a table showing the
-    rate has it as a line of its own, `Revenue per employee`, and is looked up); `per year`, `per
-    hour`, `per thousand` state a unit, not a line."""
+    rate has it as a line of its own, `Revenue per employee`, or says it in its title, `Net sales per
+    selling square foot`, and is looked up); `per year`, `per hour`, `per thousand` state a unit, not
+    a line."""
     per = _PER.search(g.qnorm)
+    labels = [g.graph.table.title or "", *(n.text for ln in g.rows + g.cols for n in ln.path)]
     return per is not None and per.group(1) not in {*MEASURES, *SCALES} and not any(
-        "per" in words(n.text) for ln in g.rows + g.cols for n in ln.path)
+        "per" in words(text) for text in labels)
 
 
 def _own_labels(g: Grounder) -> set[str]:
@@ -218,6 +220,12 @@ def _lookup_is_a_count(g: Grounder) -> bool:
     return num is not None and abs(num.value) > 100
 
 
+_ADD_UP = re.compile(r"\badd(?:s|ed|ing)?\s+up\b")
+"""`Add up retail trade vacancies over all four quarters`: a sum asked in a verb."""
+_CHG = re.compile(r"\bchg\b")
+"""`% chg`: a change, abbreviated."""
+
+
 def _lookup_is_percent(g: Grounder) -> bool:
     """The best single cell already is a percentage (shown with %, under a percent label or a percent
     caption) of what the question names: not when its percent line names nothing of the question
@@ -229,6 +237,9 @@ def _lookup_is_percent(g: Grounder) -> bool:
         return False
     if _other_base(g, best[0].path + best[1].path):
         return False
+    if not ASKS_CHANGE.search(g.qnorm) and any(gives_change(ln) or _CHG.search(normalise_text(ln.label.text))
+                                               for ln in best[:2] if ln.label is not None):
+        return False  # `% chg 2024/2023` is no share of 2024's sales
     for line, lines in ((best[0], g.rows), (best[1], g.cols)):
         if len(line.path) < 2 or not percentages([line], [best[2]]) or _named_words(g, line):
             continue

@@ -17,6 +17,7 @@ from importlib import resources
 
 from celltrace.server.infra.retrieval import STOPWORDS, tokens
 from celltrace.shared.graph import normalise_text, words
+from celltrace.shared.units import parse_unit
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "fraction": "percent",
               "count": "number"}
@@ -224,8 +225,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
             out[st] = 0.8
             continue
-        if any(((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr))
-               and not _superlative(lr, raw) for lr in lraw):
+        if not _is_unit(raw) and any(((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr))
+                                  and not _superlative(lr, raw) for lr in lraw):
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
@@ -241,6 +242,13 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
                     for _, st in qwords[i : i + len(lr)]:
                         out.setdefault(st, 0.8)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_unit(word: str) -> bool:
+    """A unit symbol (`MW`, `kg`): it abbreviates no label (`MW` is no `Midwest`); unit words do
+    (`years` ~ `Yrs`)."""
+    return len(word) <= 3 and parse_unit(word) is not None
 
 
 TYPO_MIN = 7
@@ -262,10 +270,12 @@ def one_typo(a: str, b: str) -> bool:
     return short[i:] == long[i + 1:]
 
 
-DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ian", "er", "or", "ion", "ic", "pt")
+DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ean", "ian", "er", "or", "ion", "ic", "pt", "ur")
 """English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
-`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `employ` ~ `employer`, `consum` ~
-`consumpt` (consumed, consumption)."""
+`withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `europ` ~ `european`, `employ` ~
+`employer`, `consum` ~
+`consumpt` (consumed, consumption), `depart` ~ `departur`; a base's silent `e` goes (`close` ~
+`closur`: closed, closures)."""
 
 
 def same_word(a: str, b: str) -> bool:
@@ -283,6 +293,8 @@ def _superlative(a: str, b: str) -> bool:
 
 def _derived(base: str, stem: str) -> bool:
     """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
+    if base.endswith("e") and stem == base[:-1] + "ur":
+        return len(base) >= 5 and base.isalpha()
     return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
             and stem[len(base):] in DERIVATION_SUFFIXES)
 

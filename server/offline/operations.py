@@ -150,7 +150,7 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
 
 LARGEST_DECREASE = re.compile(
     r"\b(?:largest|biggest|greatest|most|sharpest|steepest|strongest|fastest)\s+"
-    r"(?:(?:[a-z]+\s+){0,2}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
+    r"(?:(?:[a-z-]+\s+){0,3}?(?:decrease|decline|drop|fall|reduction)|loss)e?s?\b"
     r"|\b(?:fell|fallen|declined|decreased|dropped|shrank|shrunk)\s+(?:\w+\s+)?(?:the\s+)?(?:most|fastest)\b"
     r"|\b(?:largest|biggest|greatest|most)\s+negative\b"
 )
@@ -163,6 +163,9 @@ _PACED_GROWTH = re.compile(rf"\b{_PACE}[- ]+(?:[a-z]+\s+){{0,2}}?(?:growth|growi
 """`the fastest population growth`, `fastest-growing`, `the slowest increase`, `grew the fastest`: a
 pace of growth ranks the changes; `fast`/`slow` alone say nothing of the direction (`the fastest
 time` is the lowest)."""
+_PACED_TIME = re.compile(r"\b(slowest|slower|fastest|faster|quickest|quicker)\b(?:\s+[\w-]+){0,4}?\s+"
+                         r"(?:times?|durations?|minutes|hours|days|seconds)\b")
+"""`the slowest average response time`, `the fastest delivery time`: a time, the slowest the longest."""
 
 
 QUANTILE_GROUP = re.compile(r"\b(?:top|bottom)\s*\d+(?:\.\d+)?\s*(?:%|percent|per\s*cent)")
@@ -188,6 +191,9 @@ def direction(question: str) -> Literal["max", "min"] | None:
     paced = _PACED_GROWTH.search(question.lower())  # `the fastest population growth`; not `the fastest
     if paced:  # time`, which is the lowest
         return "max" if (paced.group(1) or paced.group(2)) in ("fastest", "faster", "quickest") else "min"
+    timed = _PACED_TIME.search(question.lower())  # `which … the slowest response time`: the longest
+    if timed and asks_label(question):  # (`list the fastest time` asks the time itself)
+        return "max" if timed.group(1).startswith("slow") else "min"
     found = [w for w in words(THRESHOLD.sub(" ", QUANTILE_GROUP.sub(" ", question.lower())))
              if w in MORE_WORDS or w in LESS_WORDS]
     if found[:1] == ["top"] and len(found) > 1:  # `the top 3 … least likely`: the ranking's size only
@@ -274,11 +280,13 @@ def asks_union(question: str) -> bool:
 
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
 _MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+"
-_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
+_COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:in\s+)?how\s+many\s+"
+                    r"(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major)\s+)?"
                     rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER})?)\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
-"""`how many provinces`, `in how many years`, `how many of the listed countries`: members counted (a
+"""`how many provinces`, `in how many years`, `how many of the listed countries`, `In 2022, how many
+stations`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
 commercial lending sectors`, `how many sales reps`) the last plural is the head noun."""
@@ -292,11 +300,19 @@ _STATED_BOUND = re.compile(
 _OR_BEYOND = re.compile(r"(?<![\d.])\$?(-?\d[\d,]*(?:\.\d+)?)\s*(?:percent|%)?\s+or\s+"
                         r"(higher|more|above|greater|over|lower|less|below|fewer|under)\b")
 """`3.8 percent or higher`, `100 or more`: a bound the members may equal."""
+_AT_LEAST = re.compile(r"\bat\s+(least|most)\s+\$?(-?\d[\d,]*(?:\.\d+)?)")
+"""`at least 19.0`, `at most 5`: a bound the members may equal."""
 _AGGREGATE_BOUND = re.compile(
     r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
     r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
+_PERCENT_NEXT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)")
+SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
+"""Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
 _SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+)?(surplus|profit|deficit|loss)\b")
 """A figure's sign said as a result (`a trade surplus`, `an operating loss`; not `hearing loss`)."""
+_SIGNED_WORD = re.compile(r"\b(?:had|have|has|with|showed|show|posted|reported|recorded|saw)\s+(?:an?\s+)?"
+                          r"(negative|positive)\b")
+"""A figure's sign said outright (`had negative comparable sales`)."""
 _FELL = re.compile(r"\b(?:fell|fall|fallen|declined?|decreased?|dropped|drop|shrank|lost|lose)\b")
 _ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b")
 class Count(NamedTuple):
@@ -313,6 +329,8 @@ class Count(NamedTuple):
     """The scale a stated bound is said in (`above $6 billion`: `billion`)."""
     inclusive: bool = False
     """The members may equal the bound (`3.8 percent or higher`)."""
+    percent: bool = False
+    """The bound is a percentage (`more than 40%`): percentages are compared."""
 
 
 def count_condition(question: str) -> Count | None:
@@ -327,13 +345,18 @@ def count_condition(question: str) -> Count | None:
         return None
     if m := _STATED_BOUND.search(q):
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated",
-                     scale=SCALES.get(m.group(3) or "", ""))
+                     scale=SCALES.get(m.group(3) or "", ""), percent=bool(_PERCENT_NEXT.match(q, m.end())))
+    if m := _AT_LEAST.search(q):  # `at least 19.0 years`: the bound is met too
+        return Count(noun, "above" if m.group(1) == "least" else "below", float(m.group(2).replace(",", "")),
+                     "stated", inclusive=True, percent=bool(_PERCENT_NEXT.match(q, m.end())))
     if m := _OR_BEYOND.search(q):
-        return Count(noun, _side(m.group(2)), float(m.group(1).replace(",", "")), "stated", inclusive=True)
+        return Count(noun, _side(m.group(2)), float(m.group(1).replace(",", "")), "stated", inclusive=True,
+                     percent=bool(re.search(r"%|percent", m.group(0))))
     if m := _AGGREGATE_BOUND.search(q):
         return Count(noun, _side(m.group(1)), 0.0, "aggregate", m.group(2))
-    if m := _SIGNED.search(q):  # `how many partner countries had a trade surplus`: above zero
-        return Count(noun, "below" if m.group(1).startswith(("deficit", "loss")) else "above", 0.0, "stated")
+    if m := _SIGNED.search(q) or _SIGNED_WORD.search(q):  # `how many partner countries had a trade
+        return Count(noun, "below" if m.group(1).startswith(("deficit", "loss", "negative")) else "above",
+                     0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
@@ -416,9 +439,14 @@ _COMPARATIVES = frozenset({"less", "lower", "fewer", "down"})
 def asks_decrease(question: str) -> bool:
     """The question asks how much something fell (decrease/decline/drop/less … wording); `or less`
     and `less than 5` bound a group (`high school diploma or less`), they ask no decrease; nor does
-    `did it rise or fall` (the change, signed)."""
-    q = question.lower()
+    `did it rise or fall` (the change, signed), nor the season `fall 2019`."""
+    q = _SEASON.sub(" ", question.lower())
     return not _EITHER_WAY.search(q) and any(w in DECREASE_WORDS for w in words(_BOUND.sub(" ", q)))
+
+
+_SEASON = re.compile(r"(?:(?<=\bin )|(?<=\bbetween )|(?<=\band )|(?<=\bfrom )|(?<=\bto )|(?<=\bsince )"
+                     r"|(?<=\bthe ))fall\s+(?:of\s+)?(?:19|20)\d\d\b")
+"""The season (`between fall 2019 and fall 2023`), no decrease."""
 
 
 _UPS = r"(?:rise|rose|increase[ds]?|grow|grew|go up|went up)"

@@ -283,7 +283,7 @@ def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
     return kept if len(kept) >= 2 else vals
 
 
-def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
+def _members(g: Grounder, lines: list[Line], noun: str | None = None) -> list[tuple[Node, Line]]:
     """The members a ranking compares, each with the best-grounded line under it.
 
     A line's member is its label of the asked category when the question asks one (`which gender`:
@@ -302,7 +302,7 @@ def _members(g: Grounder, lines: list[Line]) -> list[tuple[Node, Line]]:
     member = _member_test(g) or (lambda _: False)
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
-        order = _member_order(g, ln)
+        order = _member_order(g, ln, noun)
         node = next((n for n in order if member(n.text)), None) or next(
             (n for n in order if len(ids[normalise_text(n.text)]) == 1 and n.id not in shared),
             ln.label)
@@ -386,10 +386,11 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
     return plan
 
 
-def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
+def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) -> list[Ranked]:
     """The figures a ranking of `axis` on `fixed` compares: (value, member label, cell) of each
     member of the best-grounded sibling group, within the years the question bounds, less a member
-    that is the others' whole."""
+    that is the others' whole. `noun` (a stem): what the members are, when no which-question names
+    it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
     lines = _in_asked_section(g, _group(every, None))
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
@@ -411,6 +412,14 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
                 for ln in near}  # each), the one the question names (`how many tons`: `Weight (millions
         parents = {p for p, m in said.items() if m >= max(said.values()) - 0.05}  # of tons)`)
         group = [ln for ln in lines if parent_of(ln) in parents]
+        if not any(g.mention(n) for ln in near for n in ln.path[:-1]) and all(
+                ln.label is None or g.mention(ln.label) < 0.5 for ln in near):
+            group = []  # a member a word names in part (`premiums`: `Single premium … annuities`)
+            # sets no group when no group is named
+        if noun and names_members(g, axis, every, noun) and not any(
+                g.mention(n, frozenset({noun})) for ln in near for n in ln.path[:-1]):
+            group = []  # `how many lines of business`: every line under `Line of business`, whatever
+            # group labels hold the noun (`Personal lines`); not `how many states in the West region`
         # labels beside a line's own (`Campaign | Channel`) head no group, nor does one line the
         # question names less than half of (`Absolute return / hedge funds` for `return`): the other
         # side is then ranked
@@ -418,13 +427,14 @@ def member_values(g: Grounder, axis: str, fixed: Line) -> list[Ranked]:
         if len(parents) == 1 and (len(group) >= 2 or named):
             lines = group
     vals = []
-    for label, ln in _members(g, lines):
+    for label, ln in _members(g, lines, noun):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
         num = g.number(node)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
     vals = _within_asked_years(g.qnorm, vals)
-    if vals and all(v[0] < 0 for v in vals) and names_a_size([fixed]):  # cash used shown `(40,500)`:
+    if vals and all(v[0] < 0 for v in vals) and (names_a_size([fixed]) or ops.SPENT.search(g.qnorm)):  # cash
+        # used shown `(40,500)`, `spent the most on acquisitions`:
         vals = [(-v, label, node) for v, label, node in vals]  # the most used is the largest size
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
@@ -443,7 +453,7 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
     table gives the change, or the two years are not two lines of one axis."""
     if not (ops.asks_ranked_label(g.q) and ASKS_CHANGE.search(g.qnorm)) or len(g.q_years) != 2:
         return None
-    if any(gives_change(ln) for ln in g.rows + g.cols):
+    if any(gives_change(ln) and _spans(ln, g.q_years) for ln in g.rows + g.cols):
         return None
     for axis, lines in (("col", g.cols), ("row", g.rows)):
         by_year: dict[str, Line] = {}
@@ -480,6 +490,13 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
     return None
 
 
+def _spans(line: Line, years: frozenset[str]) -> bool:
+    """A change line may give the change between `years`: its labels name them, or no year at all
+    (not `Change, FY2023 to FY2024` for a decline between FY2022 and FY2023)."""
+    said = {y for n in line.path for y in YEAR.findall(normalise_text(n.text))}
+    return not said or years <= said
+
+
 def solve_extreme(g: Grounder) -> Plan | None:
     """The highest (lowest) figure among the members a ranking compares (`what was the highest
     unemployment rate after 2020`, `what is the lowest vacancy rate`): the top-ranked member's cell,
@@ -513,7 +530,7 @@ def solve_count(g: Grounder) -> Plan | None:
     if condition is None or (asked_interval(g.q) is not None and any(  # `more than 100 employees`
             ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
         return None  # over size classes: a sum of classes, not a count
-    noun, way, bound, against, reference, scale, inclusive = condition
+    noun, way, bound, against, reference, scale, inclusive, percent = condition
     ref: Line | None = None
     if against == "aggregate":  # the members are the reference line's siblings
         said = set(label_tokens(reference))
@@ -536,13 +553,16 @@ def solve_count(g: Grounder) -> Plan | None:
         axis = "row" if fixed.axis == "col" else "col"
     else:
         axis, fixed = _pick_side(g, next(iter(tokens(noun)), None))  # the axis `how many wards` names
+        if percent and not _percent_line(g, axis, fixed):  # `recycled more than 40% of their waste`:
+            fixed = next((ln for _, ln in g.best(g.cols if axis == "row" else g.rows)  # the best line
+                          if _percent_line(g, axis, ln)), fixed)  # of percentages, not `Waste generated`
     measured = g.cols if axis == "row" else g.rows
     stem = next(iter(tokens(noun)), None)
     measures = {t for ln in measured for n in ln.path for t in label_tokens(n.text)}
     if set(label_tokens(noun)) & measures and not (
             stem and names_members(g, axis, g.rows if axis == "row" else g.cols, stem)):
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
-    vals = [v for v in member_values(g, axis, fixed)  # aggregate members (`OECD average`) left out,
+    vals = [v for v in member_values(g, axis, fixed, stem)  # aggregate members (`OECD average`) left out,
             if ref is None or v[1].id not in {n.id for n in ref.path}]  # and the reference line
     member = _category_test(stem)
     counted = [v for v in vals if member(v[1].text)] if member else []
@@ -574,6 +594,14 @@ def solve_count(g: Grounder) -> Plan | None:
                 f"{len(met)} of {len(vals)} {axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
                 computed=computed,
                 stats={"rank_members": float(len(vals))})
+
+
+def _percent_line(g: Grounder, axis: str, line: Line) -> bool:
+    """Most members show a percentage on `line` (`40.8%`), or its labels say percent."""
+    if any("percent" in label_tokens(n.text) or "%" in n.text for n in line.path):
+        return True
+    shown = [node.text for _, _, node in member_values(g, axis, line)]
+    return bool(shown) and 2 * sum("%" in t for t in shown) > len(shown)
 
 
 def solve_section_count(g: Grounder) -> Plan | None:
