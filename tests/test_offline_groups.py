@@ -444,3 +444,49 @@ def test_the_largest_decline_with_words_between() -> None:
                         ["87 – Vehicles", "3,020,110", "3,101,500", "-2.6%"]])
     plan, _ = run(table, "Which HS chapter recorded the largest year-to-date percentage decline versus 2023?")
     assert plan.answer == ["27 – Mineral fuels"]
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    (Table(text=[["Age group", "Males", "Females"], ["0–14", "3.1", "2.9"], ["15–44", "4.2", "4.6"],
+                 ["45–64", "5.8", "6.1"], ["65+", "8.4", "9.0"], ["All ages", "5.5", "5.9"]]),
+     "In how many age groups was the female average length of stay longer than the male one?", "3"),
+    (Table(text=[["Country", "2019", "2022", "2023"], ["United Kingdom", "398,120", "361,044", "422,240"],
+                 ["Germany", "471,905", "455,310", "494,489"], ["Japan", "212,400", "98,120", "180,300"]]),
+     "How many countries had surpassed their 2019 arrivals level in 2023?", "2"),
+])
+def test_a_count_against_each_members_own_figure_on_another_line(table: Table, question: str,
+                                                                 answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("count", [answer])
+
+
+def test_a_line_out_of_the_items_a_total_adds_up_is_no_member() -> None:
+    table = Table(text=[["", "2023", "2022"], ["  Cost of revenue", "131", "112"],
+                        ["  Research and development", "1,108", "942"],
+                        ["  Sales and marketing", "540", "486"],
+                        ["Total stock-based compensation", "$1,779", "$1,540"],
+                        ["Income tax benefit", "(441)", "(383)"],
+                        ["Stock-based compensation expense, net of tax", "$1,338", "$1,157"]])
+    question = "Which functional line item had the lowest stock-based compensation expense in 2022?"
+    plan, _ = run(table, question)
+    assert plan.answer == ["Cost of revenue"]
+
+
+def test_a_which_question_names_its_column_by_the_noun_after_an_adjective() -> None:
+    """`which detailed field`: the labels under `Field of study`, not the merged broad fields."""
+    table = Table(text=[
+        ["Broad field (ISCED-F 2013)", "Field of study", "Full-time women"],
+        ["Education", "Teacher training", "9,874"],
+        ["", "Education science", "2,763"],
+        ["Business, administration and law", "Business and administration", "23,915"],
+        ["", "Law", "6,120"],
+    ], merges=[(1, 0, 2, 0), (3, 0, 4, 0)])
+    plan, _ = run(table, "Which detailed field of study had the largest number of full-time women?")
+    assert plan.answer == ["Business and administration"]
+
+
+def test_how_many_units_more_than_another_line_is_a_difference() -> None:
+    table = Table(text=[["", "Men (minutes)", "Women (minutes)"], ["Paid work", "398", "343"],
+                        ["Outdoor cleaning", "166", "99"], ["Shopping", "82", "87"]])
+    plan, _ = run(table, "How many minutes do men spend more than women on outdoor cleaning?")
+    assert (plan.operation, plan.answer) == ("diff", ["67"])

@@ -38,7 +38,7 @@ FULL_MENTION = 0.99
 """A mention this complete names the label whole."""
 
 
-def _position(g: Grounder, node: Node) -> int:
+def position(g: Grounder, node: Node) -> int:
     """Where the question mentions a label: its text, else its first word the question holds or
     names through the vocabulary (999: not found)."""
     text = normalise_text(node.text)
@@ -155,7 +155,7 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
         score, _, a, sa, b, sb = max(pairs, key=lambda p: (p[0], p[1]))
         if best is not None and score <= best[0]:
             continue
-        ordered = sorted([(a, sa), (b, sb)], key=lambda op: _position(g, op[0]))
+        ordered = sorted([(a, sa), (b, sb)], key=lambda op: position(g, op[0]))
         first, second = _parallel_lines(g, lines, *ordered)
         best = (score, axis, [first, second], g.best(other)[0][1])
     return None if best is None else best[1:]
@@ -254,9 +254,9 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         # `Intangible assets` by the `assets` of `total assets`); equally near: one it says verbatim
         # (`Net income`, not `Other income, net`), then the most said (`Line E - Packaging` of `Line E`)
         node, members = min(named, key=lambda ns: (g.mention(ns[0]) < FULL_MENTION,
-                                                   _distance(_position(g, ns[0]), anchor),
+                                                   _distance(position(g, ns[0]), anchor),
                                                    not g.verbatim(ns[0]), -g.mention(ns[0])))
-        dist = _distance(_position(g, node), anchor)
+        dist = _distance(position(g, node), anchor)
         if best is not None and dist >= best[0]:
             continue
         part = max((ln for ln in lines if ln.index in members), key=lambda ln: (g.line_score(ln), -ln.index))

@@ -31,7 +31,7 @@ from celltrace.shared.numstyle import (
     decimals_for,
     percent_to_fraction,
 )
-from celltrace.shared.units import CURRENCIES, PERCENT, SCALES
+from celltrace.shared.units import CURRENCIES, MEASURES, PERCENT, SCALES
 
 
 def _vocab(text: str) -> frozenset[str]:
@@ -308,6 +308,11 @@ _AGGREGATE_BOUND = re.compile(
 _PERCENT_NEXT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)")
 SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
+_DOWN_WORDS = frozenset({"lower", "less", "shorter", "fewer", "smaller", "below", "under"})
+_LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\s+"
+                         r"than\s+(?!\$?-?\d)|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b")
+"""A member's figure against its own figure on another line (`than the male one`, `their revised
+budget`); the words after it name that line (`Count.reference`)."""
 _SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+)?(surplus|profit|deficit|loss)\b")
 """A figure's sign said as a result (`a trade surplus`, `an operating loss`; not `hearing loss`)."""
 _SIGNED_WORD = re.compile(r"\b(?:had|have|has|with|showed|show|posted|reported|recorded|saw)\s+(?:an?\s+)?"
@@ -318,12 +323,13 @@ _ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b"
 class Count(NamedTuple):
     """What a `how many <members> …` question counts: the members' noun, the side of the bound, the
     bound a figure states (`stated`), or the line it names (`aggregate`: its word in `reference`,
-    `average`, `national benchmark`), or zero on a change line."""
+    `average`, `national benchmark`), or zero on a change line, or each member's figure on another
+    line (`line`: `longer than the male one`, `surpassed their 2019 level`)."""
 
     noun: str
     way: Literal["above", "below"]
     bound: float
-    against: Literal["stated", "aggregate", "change"]
+    against: Literal["stated", "aggregate", "change", "line"]
     reference: str = ""
     scale: str = ""
     """The scale a stated bound is said in (`above $6 billion`: `billion`)."""
@@ -357,6 +363,10 @@ def count_condition(question: str) -> Count | None:
     if m := _SIGNED.search(q) or _SIGNED_WORD.search(q):  # `how many partner countries had a trade
         return Count(noun, "below" if m.group(1).startswith(("deficit", "loss", "negative")) else "above",
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
+    if (m := _LINE_BOUND.search(q)) and noun not in MEASURES:  # `female stays longer than the male one`:
+        # against that line (`how many minutes … more than women` asks a difference)
+        return Count(noun, "below" if (m.group(1) or m.group(2)) in _DOWN_WORDS else "above", 0.0, "line",
+                     q[m.end():])
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):

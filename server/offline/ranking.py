@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from celltrace.server.infra.retrieval import tokens
+from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
@@ -20,6 +21,7 @@ from celltrace.server.offline.grounding import (
     is_quarter_label,
     label_month,
     label_year,
+    line_year,
     names_a_size,
 )
 from celltrace.server.offline.intervals import asked as asked_interval
@@ -36,6 +38,7 @@ from celltrace.server.offline.lines import (
     value_cell,
 )
 from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.headers import indent_of
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
 from celltrace.shared.units import SCALE_FACTORS, label_unit
@@ -332,13 +335,18 @@ _NET_OF = re.compile(r"\bnet of\b")
 
 def _adjusts(node: Node, line: Line, every: list[Line]) -> bool:
     """A reconciling line (`Intersegment eliminations`, `Unallocated`) or one below a total (`Less:
-    current portion`; `Long-term debt, net of current portion` right under a total or such a line):
-    the total adjusted, no part to rank. `Accounts receivable, net of allowance` among its siblings
-    is a part."""
+    current portion`; `Long-term debt, net of current portion` right under a total or such a line;
+    `Income tax benefit` out of the indentation of the items the total above it adds up): the total
+    adjusted, no part to rank. `Accounts receivable, net of allowance` among its siblings is a part."""
     text = normalise_text(node.text)
     if _ADJUSTMENT.search(text) or _RECONCILING.search(text):
         return True
     above = [ln for ln in every if ln.index < line.index]
+    total = next((ln for ln in reversed(above) if is_aggregate(ln)), None)  # `Income tax benefit` out of
+    parts = [ln.label for ln in above if total is not None and ln.index < total.index and ln.label is not None
+             and not is_aggregate(ln)][-2:]  # the indented items `Total stock-based compensation` adds up
+    if parts and all(indent_of(p.text) > indent_of(node.text) for p in parts):
+        return True
     return bool(_NET_OF.search(text) and above and above[-1].label is not None and (
         is_aggregate_label(above[-1].label) or _ADJUSTMENT.search(normalise_text(above[-1].label.text))))
 
@@ -359,9 +367,11 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     noun = noun or g.asked_noun
     heads = {n.id: [set(label_tokens(h.text)) for h in g.h.col_path(n)] for n in own}
     asked = ({noun} | _next_word(g)) if noun == g.asked_noun else {noun}
-    named = sorted((n for n in own if any(noun in toks and (asked <= toks or not is_code(n.text))
+    said = noun if any(noun in toks for n in own for toks in heads[n.id]) else next(  # `which detailed
+        iter(asked - {noun}), noun)  # field`: the header holding `field` (`Field of study`)
+    named = sorted((n for n in own if any(said in toks and (asked <= toks or not is_code(n.text))
                                           for toks in heads[n.id])),  # `which cost item`: not the
-                   key=lambda n: min(len(toks) for toks in heads[n.id] if noun in toks))  # `Cost Code`
+                   key=lambda n: min(len(toks) for toks in heads[n.id] if said in toks))  # `Cost Code`
     names = [n for n in own if not is_code(n.text)]  # `Hex bolt M8 x 40`, not `W-1024`
     first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
@@ -531,6 +541,8 @@ def solve_count(g: Grounder) -> Plan | None:
             ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
         return None  # over size classes: a sum of classes, not a count
     noun, way, bound, against, reference, scale, inclusive, percent = condition
+    if against == "line":
+        return _count_against_line(g, way, reference)
     ref: Line | None = None
     if against == "aggregate":  # the members are the reference line's siblings
         said = set(label_tokens(reference))
@@ -594,6 +606,41 @@ def solve_count(g: Grounder) -> Plan | None:
                 f"{len(met)} of {len(vals)} {axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
                 computed=computed,
                 stats={"rank_members": float(len(vals))})
+
+
+def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
+    """`In how many age groups was the female stay longer than the male one`: two lines the question
+    names on one axis (`compose.operand_pair`), the one named after the comparison (`than the male
+    one`, `their 2019 level`) the reference; the members of the other axis whose figure on the
+    first is beyond their figure on the reference are counted."""
+    grounded = compose.operand_pair(g)
+    years = [(axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
+             for axis, lines in (("col", g.cols), ("row", g.rows))]  # `their 2019 level in 2023`
+    dated = next(((axis, found) for axis, found in years if len(found) == 2), None)
+    if grounded is not None:
+        axis, pair = grounded[:2]
+    elif dated is not None:
+        axis, pair = dated
+    else:
+        return None
+    cut = len(g.qnorm) - len(normalise_text(after))
+    said = {ln.index: compose.position(g, ln.label) if ln.label else 999 for ln in pair}
+    ref = min(pair, key=lambda ln: (said[ln.index] < cut, said[ln.index]))  # first said after it
+    line = next(ln for ln in pair if ln is not ref)
+    members = "row" if axis == "col" else "col"
+    against = {label.id: value for value, label, _ in member_values(g, members, ref)}
+    vals = [(value, label, node) for value, label, node in member_values(g, members, line)
+            if label.id in against]
+    if len(vals) < 2:
+        return None
+    met = [(label, node) for value, label, node in vals
+           if (value > against[label.id] if way == "above" else value < against[label.id])]
+    computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(thousands=False), same_unit=False)
+    shown = met or [(label, node) for _, label, node in vals]
+    return Plan([computed.text], [node.id for _, node in shown],
+                [*headers_for(g, [line, ref]), *(label.id for label, _ in shown)], "count", 0.5,
+                f"{len(met)} of {len(vals)} {members}s {way} their figure on the other line",
+                computed=computed, stats={"rank_members": float(len(vals))})
 
 
 def _percent_line(g: Grounder, axis: str, line: Line) -> bool:
