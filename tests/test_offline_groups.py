@@ -490,3 +490,19 @@ def test_how_many_units_more_than_another_line_is_a_difference() -> None:
                         ["Outdoor cleaning", "166", "99"], ["Shopping", "82", "87"]])
     plan, _ = run(table, "How many minutes do men spend more than women on outdoor cleaning?")
     assert (plan.operation, plan.answer) == ("diff", ["67"])
+
+
+def test_a_section_after_another_sections_total_is_a_member() -> None:
+    """Brands heading their own indented lines and totals: the next brand is no line past a total."""
+    table = Table(text=[
+        ["Brand / ownership", "2023", "2024"],
+        ["Burger Summit", "", ""], ["    Company-operated", "691", "684"],
+        ["    Franchised", "6,402", "6,531"],
+        ["    Total restaurants", "7,093", "7,215"],
+        ["Taco Norte", "", ""], ["    Company-operated", "312", "318"], ["    Franchised", "2,203", "2,248"],
+        ["    Total restaurants", "2,515", "2,566"],
+        ["Daybreak Café", "", ""], ["    Company-operated", "95", "97"], ["    Franchised", "402", "418"],
+        ["    Total restaurants", "497", "515"],
+    ])
+    plan, _ = run(table, "Which brand had the smallest total restaurant count at the end of 2024?")
+    assert plan.answer == ["Daybreak Café"]

@@ -908,8 +908,7 @@ def percentages(lines: list[Line], nodes: list[Node]) -> bool:
 
 _SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"
 """`from A to B`, `between A and B`."""
-_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\b",
-                     re.IGNORECASE)
+_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\b")
 
 
 def _period(q: str) -> bool:

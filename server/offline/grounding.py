@@ -716,6 +716,7 @@ class Grounder:
 
     @functools.cached_property
     def _label_texts(self) -> set[str]:
+        """Every header label's text (the terms a ratio label may name)."""
         return {normalise_text(n.text).strip() for ln in self.rows + self.cols for n in ln.path}
 
     def _unit_said(self, text: str) -> float:

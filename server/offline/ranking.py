@@ -344,9 +344,9 @@ def _adjusts(node: Node, line: Line, every: list[Line]) -> bool:
     above = [ln for ln in every if ln.index < line.index]
     total = next((ln for ln in reversed(above) if is_aggregate(ln)), None)  # `Income tax benefit` out of
     parts = [ln.label for ln in above if total is not None and ln.index < total.index and ln.label is not None
-             and not is_aggregate(ln)][-2:]  # the indented items `Total stock-based compensation` adds up
-    if parts and all(indent_of(p.text) > indent_of(node.text) for p in parts):
-        return True
+             and not is_aggregate(ln) and len(ln.path) == 1][-2:]  # the indented items `Total stock-based
+    if len(line.path) == 1 and parts and all(indent_of(p.text) > indent_of(node.text) for p in parts):
+        return True  # compensation` adds up (lines under no section: not a section's own total)
     return bool(_NET_OF.search(text) and above and above[-1].label is not None and (
         is_aggregate_label(above[-1].label) or _ADJUSTMENT.search(normalise_text(above[-1].label.text))))
 
