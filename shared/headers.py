@@ -346,7 +346,7 @@ def infer_headers(graph: CellGraph) -> HeaderModel:
     return model
 
 
-_COUNT_LABEL = re.compile(r"\d{1,3}")
+_COLUMN_NUMBER = re.compile(r"\d{1,3}")
 
 
 def _counting_row(graph: CellGraph, kinds: list[list[str]], r: int) -> bool:
@@ -355,7 +355,7 @@ def _counting_row(graph: CellGraph, kinds: list[list[str]], r: int) -> bool:
     below them."""
     cols = [c for c in range(1, graph.n_cols) if kinds[r][c] != "empty"]
     texts = [graph.node_at(r, c).text.strip() for c in cols]
-    if len(cols) < 3 or not all(_COUNT_LABEL.fullmatch(t) for t in texts) or r + 1 >= graph.n_rows:
+    if len(cols) < 3 or not all(_COLUMN_NUMBER.fullmatch(t) for t in texts) or r + 1 >= graph.n_rows:
         return False
     values = [int(t) for t in texts]
     steps = {b - a for a, b in pairwise(values)}

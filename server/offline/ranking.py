@@ -598,13 +598,19 @@ def solve_count(g: Grounder) -> Plan | None:
         bound *= SCALE_FACTORS[scale] / (SCALE_FACTORS[table_scale] if table_scale else 1.0)
     met = [(label, node) for value, label, node in vals
            if (value > bound if way == "above" else value < bound) or (inclusive and value == bound)]
-    style = NumStyle(thousands=len(met) >= 1000)
-    computed = ops.Computed(float(len(met)), str(len(met)), style, same_unit=False)
+    return _count_plan(g, met, vals, [fixed], f"{axis}s {'at or ' * inclusive}{way} {bound:,.15g}")
+
+
+def _count_plan(g: Grounder, met: list[tuple[Node, Node]], vals: list[Ranked], lines: list[Line],
+                condition: str) -> Plan:
+    """The count of the members that met the condition, shown by their cells (every member's when
+    none did)."""
+    computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(thousands=len(met) >= 1000),
+                            same_unit=False)
     shown = met or [(label, node) for _, label, node in vals]
     return Plan([computed.text], [node.id for _, node in shown],
-                [*headers_for(g, [fixed]), *(label.id for label, _ in shown)], "count", 0.5,
-                f"{len(met)} of {len(vals)} {axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
-                computed=computed,
+                [*headers_for(g, lines), *(label.id for label, _ in shown)], "count", 0.5,
+                f"{len(met)} of {len(vals)} {condition}", computed=computed,
                 stats={"rank_members": float(len(vals))})
 
 
@@ -635,12 +641,7 @@ def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
         return None
     met = [(label, node) for value, label, node in vals
            if (value > against[label.id] if way == "above" else value < against[label.id])]
-    computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(thousands=False), same_unit=False)
-    shown = met or [(label, node) for _, label, node in vals]
-    return Plan([computed.text], [node.id for _, node in shown],
-                [*headers_for(g, [line, ref]), *(label.id for label, _ in shown)], "count", 0.5,
-                f"{len(met)} of {len(vals)} {members}s {way} their figure on the other line",
-                computed=computed, stats={"rank_members": float(len(vals))})
+    return _count_plan(g, met, vals, [line, ref], f"{members}s {way} their figure on the other line")
 
 
 def _percent_line(g: Grounder, axis: str, line: Line) -> bool:
