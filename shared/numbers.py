@@ -55,7 +55,8 @@ budget, revised or preliminary (`FY2021A`, `2022E`, `2023 Budget`, `2019r`, `202
 CURRENCY_SCALE = r"(?:\s+\(?[$€£¥]\s*(?:m|bn|k|'?000s?|millions?|thousands?|billions?)?\)?)?"
 """A currency and scale written under a year in one header cell (`2023 €m`, `2022 $'000`)."""
 _YEAR = re.compile(
-    rf"^(?:fy\s*|fiscal\s+|(?:fall|spring|summer|autumn|winter)\s+)?(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{{2,4}})?{YEAR_STATUS}"
+    rf"^(?:fy\s*|fiscal\s+|(?:fall|spring|summer|autumn|winter)\s+)?"
+    rf"(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{{2,4}})?{YEAR_STATUS}"
     rf"(?:\s*\(\w{{1,3}}\))?{CURRENCY_SCALE}\s*\*?$"
 )
 

@@ -273,9 +273,8 @@ def one_typo(a: str, b: str) -> bool:
 DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ean", "ian", "er", "or", "ion", "ic", "pt", "ur")
 """English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
 `withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `europ` ~ `european`, `employ` ~
-`employer`, `consum` ~
-`consumpt` (consumed, consumption), `depart` ~ `departur`; a base's silent `e` goes (`close` ~
-`closur`: closed, closures)."""
+`employer`, `consum` ~ `consumpt` (consumed, consumption), `depart` ~ `departur`; a base's silent `e`
+goes (`close` ~ `closur`: closed, closures)."""
 
 
 def same_word(a: str, b: str) -> bool:
