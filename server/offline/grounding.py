@@ -118,7 +118,8 @@ one labelled by the other kind (`FY 2024 > Qty | $M`)."""
 MONEY_ASKED_FIT = 0.3
 """`MEASURE_FIT` when the question asks money in so many words (`how much did the company spend`),
 also taken off a count beside the money (`Shares Repurchased` beside `Amount Repurchased`)."""
-_MONEY_ASKED = re.compile(r"\b(?:spen[dt]|spending|paid|pay|cost|dollars?)\b|\$")
+_MONEY_SAID = re.compile(r"\b(?:cost|dollars?)\b|\$")
+"""Money named outright; with money spent (`operations.SPENT`), money asked in so many words."""
 _MONEY_LABEL = re.compile(r"^(?:[$€£]\s*(?:m|mn|k|b|bn|000s?|'000|thousands?|millions?|billions?)?"
                           r"|(?:[a-z]+\s+)?(?:amount|dollars?)(?:\s+(?:of\s+)?[a-z]+)?|value)(?:\s*\([^)]*\))?$")
 _COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b|\bquantity\b|\bunits\b")
@@ -948,7 +949,8 @@ class Grounder:
     def _money_asked(self) -> bool:
         """Money asked in so many words (`how much did the company spend`), not a percentage of it
         (`what percent of the award has been spent`)."""
-        return bool(_MONEY_ASKED.search(self.qnorm)) and "percent" not in self.qtoks
+        said = ops.SPENT.search(self.qnorm) or _MONEY_SAID.search(self.qnorm)
+        return bool(said) and "percent" not in self.qtoks
 
     def _names_asked_measure(self, line: Line) -> int:
         """1 when the line's own label is the kind of figure asked (`$M` for `how much`) and a

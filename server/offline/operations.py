@@ -290,7 +290,8 @@ stations`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
 commercial lending sectors`, `how many sales reps`) the last plural is the head noun."""
-_UP = ("above", "over", "more", "greater", "higher", "exceed")
+_UP = ("above", "over", "more", "greater", "higher", "exceed", "longer", "larger", "bigger", "surpass",
+       "beat")
 _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
 """`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
 asked, not a count."""
@@ -308,7 +309,6 @@ _AGGREGATE_BOUND = re.compile(
 _PERCENT_NEXT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)")
 SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
-_DOWN_WORDS = frozenset({"lower", "less", "shorter", "fewer", "smaller", "below", "under"})
 _LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\s+"
                          r"than\s+(?!\$?-?\d)|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b")
 """A member's figure against its own figure on another line (`than the male one`, `their revised
@@ -365,8 +365,7 @@ def count_condition(question: str) -> Count | None:
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
     if (m := _LINE_BOUND.search(q)) and noun not in MEASURES:  # `female stays longer than the male one`:
         # against that line (`how many minutes … more than women` asks a difference)
-        return Count(noun, "below" if (m.group(1) or m.group(2)) in _DOWN_WORDS else "above", 0.0, "line",
-                     q[m.end():])
+        return Count(noun, _side(m.group(1) or m.group(2)), 0.0, "line", q[m.end():])
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):

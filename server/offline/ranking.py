@@ -620,15 +620,15 @@ def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
     one`, `their 2019 level`) the reference; the members of the other axis whose figure on the
     first is beyond their figure on the reference are counted."""
     grounded = compose.operand_pair(g)
-    years = [(axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
-             for axis, lines in (("col", g.cols), ("row", g.rows))]  # `their 2019 level in 2023`
-    dated = next(((axis, found) for axis, found in years if len(found) == 2), None)
     if grounded is not None:
         axis, pair = grounded[:2]
-    elif dated is not None:
-        axis, pair = dated
-    else:
-        return None
+    else:  # `their 2019 level in 2023`: the two named years' lines
+        dated = ((axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
+                 for axis, lines in (("col", g.cols), ("row", g.rows)))
+        found = next(((axis, lines) for axis, lines in dated if len(lines) == 2), None)
+        if found is None:
+            return None
+        axis, pair = found
     cut = len(g.qnorm) - len(normalise_text(after))
     said = {ln.index: compose.position(g, ln.label) if ln.label else 999 for ln in pair}
     ref = min(pair, key=lambda ln: (said[ln.index] < cut, said[ln.index]))  # first said after it
