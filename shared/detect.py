@@ -33,6 +33,7 @@ from celltrace.shared.flags import footnote_marks, is_note_key, unmarked
 from celltrace.shared.fragments import join_fragments
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
 from celltrace.shared.numbers import is_number_text, parse_number_info
+from celltrace.shared.stemming import stem
 from celltrace.shared.table import Origin, Table
 
 _WORD = re.compile(r"[^\W_]+")
@@ -409,7 +410,8 @@ def block_text(table: Table, block: Block) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
+    """The text's word stems (`completions` names `Housing units completed`)."""
+    return {stem(w) for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:

@@ -100,11 +100,13 @@ _NOTE_NUMBER = re.compile(
 that opens with a number, `1 in 5 Canadians …`, defines none)."""
 _MARKED = re.compile(
     r"^(?P<label>.*?[A-Za-z)\]])\s*(?:\((?P<paren>\d{1,2}(?:\s*,\s*\d{1,2})*|[A-Za-z])\)"
-    r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")
+    r"|⁽?(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)⁾?"
+    r"|(?P<plain>\d{1,2}(?:\s*,\s*\d{1,2})*))$")
 
 
 _MARKED_NUMBER = re.compile(
-    r"^(?P<label>.*?\d)\s*(?:\((?P<paren>\d{1,2}|[A-Za-z])\)|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+))(?P<plain>)$")
+    r"^(?P<label>.*?\d)\s*(?:\((?P<paren>\d{1,2}|[A-Za-z])\)"
+    r"|⁽?(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾?)(?P<plain>)$")
 """A number label's mark set apart (`2021 (1)`, `2021¹`), never run into it (`20211`)."""
 
 
@@ -135,7 +137,8 @@ def unmarked(text: str, marks: frozenset[str]) -> str:
     last = m["label"].rsplit(None, 1)[-1].lower()
     if m["plain"] and last in _TAKES_A_NUMBER:
         return text  # `younger than 2`, `Level 2`: the number belongs to the label
-    return m["label"] if numbers <= marks else text
+    indent = text[:len(text) - len(text.lstrip())]  # `  Restructuring⁽²⁾` stays indented
+    return indent + m["label"] if numbers <= marks else text
 
 
 _TAKES_A_NUMBER = frozenset((

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from celltrace.shared.graph import CellGraph, Node, normalise_text
-from celltrace.shared.numbers import is_number_text, is_year_text
+from celltrace.shared.numbers import is_nil_text, is_number_text, is_year_text
 from celltrace.shared.units import (
     CURRENCIES,
     PERIOD_UNITS,
@@ -269,7 +269,7 @@ class HeaderModel:
 
 
 def _kind(node: Node) -> str:
-    if node.empty:
+    if node.empty or is_nil_text(node.text):  # a dash in a figure's place (`—`) is no label
         return "empty"
     if is_number_text(node.text, years_as_labels=True):
         return "number"

@@ -52,12 +52,14 @@ YEAR_STATUS = (
     r"(?:\s?[aefpbr]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan|revised|preliminary))?")
 """What follows a year in a financial model or a statistics table: actual, estimated, forecast,
 budget, revised or preliminary (`FY2021A`, `2022E`, `2023 Budget`, `2019r`, `2021p`)."""
+STATUS_MARK = r"(?:\s*\(\w{1,3}\))?"
+"""A period's status or footnote letter in parentheses (`2023 (p)`, `Dec 2023 (r)`)."""
 CURRENCY_SCALE = r"(?:\s+\(?[$€£¥]\s*(?:m|bn|k|'?000s?|millions?|thousands?|billions?)?\)?)?"
 """A currency and scale written under a year in one header cell (`2023 €m`, `2022 $'000`)."""
 _YEAR = re.compile(
     rf"^(?:fy\s*|fiscal\s+|(?:fall|spring|summer|autumn|winter)\s+)?"
     rf"(1[89]\d\d|20\d\d)(?:\s*[-/–]\s*\d{{2,4}})?{YEAR_STATUS}"
-    rf"(?:\s*\(\w{{1,3}}\))?{CURRENCY_SCALE}\s*\*?$"
+    rf"{STATUS_MARK}{CURRENCY_SCALE}\s*\*?$"
 )
 
 
@@ -148,6 +150,15 @@ def is_number_text(text: str, *, years_as_labels: bool = False) -> bool:
     retrieval and the arithmetic read them as numbers.
     """
     return parse_number_info(text) is not None and not (years_as_labels and is_year_text(text))
+
+
+NIL_MARKS = frozenset(("-", "--", "–", "—", "‒", "―"))
+"""A dash alone in a figure's place: nil, nothing in that period."""
+
+
+def is_nil_text(text: str) -> bool:
+    """The cell shows a dash alone (`—`, `-`)."""
+    return text.strip() in NIL_MARKS
 
 
 def parse_number(text: str | float | None) -> float | None:

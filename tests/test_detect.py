@@ -439,3 +439,24 @@ def test_a_title_over_the_first_of_stacked_tables_headed_by_their_own_cells() ->
     assert found.text[-1] == ["Total operating income", "9,760", "7,845"]
     found = locate(segments, "What was revenue of the Payments segment in 2023?")
     assert found.text[-1] == ["Total revenue", "30,728", "26,115"]
+
+
+STARTS_AND_COMPLETIONS = Table(text=[
+    ["Housing units started and completed, by region (thousands)", "", "", ""],
+    ["", "", "", ""],
+    ["Table 1. Housing units started", "", "", ""],
+    ["Region", "Q1 2022", "Q2 2022", "Q3 2022"],
+    ["Northeast", "21.4", "33.8", "30.2"],
+    ["Midwest", "30.9", "55.2", "51.7"],
+    ["", "", "", ""],
+    ["Table 2. Housing units completed", "", "", ""],
+    ["Region", "Q1 2022", "Q2 2022", "Q3 2022"],
+    ["Northeast", "22.7", "25.3", "27.9"],
+    ["Midwest", "36.2", "39.8", "42.5"],
+])  # fmt: skip
+
+
+def test_a_caption_names_its_table_by_any_form_of_a_word() -> None:
+    """`completions` names the table captioned `Housing units completed`, not the first one."""
+    table = locate(STARTS_AND_COMPLETIONS, "Midwest completions in Q2 2022?")
+    assert table.text[-1][2] == "39.8"

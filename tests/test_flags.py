@@ -72,6 +72,8 @@ def test_footnote_marks_are_the_numbers_notes_start_with() -> None:
     ("Quebec", "Quebec"), ("Ontario 4", "Ontario 4"),  # no note 4
     ("Grade 2", "Grade 2"), ("aged 15 to 2", "aged 15 to 2"), ("2019", "2019"),  # the label's own number
     ("2021 (1)", "2021"), ("2021¹", "2021"), ("20211", "20211"),  # a year's mark is set apart
+    ("Other expense, net⁽²⁾", "Other expense, net"), ("2023⁽¹⁾", "2023"),  # superscript parentheses
+    ("    Restructuring⁽³⁾", "    Restructuring"),  # an indented item stays indented
 ])
 def test_a_label_loses_only_a_mark_a_note_defines(text: str, bare: str) -> None:
     assert unmarked(text, frozenset({"1", "2", "3"})) == bare

@@ -18,7 +18,6 @@ with the k-th result are all returned (up to `MAX_TIES` extra) so the caller can
 from __future__ import annotations
 
 import copy
-import functools
 import math
 import re
 import threading
@@ -27,12 +26,12 @@ from decimal import Decimal
 from typing import Literal
 
 import numpy as np
-import snowballstemmer
 
 from celltrace.server.infra.embedding import Embedder, get_cache, get_embedder, query_vectors
 from celltrace.shared.bulk import gc_paused
 from celltrace.shared.graph import CellGraph, Node, normalise_text
 from celltrace.shared.numbers import parse_number_info
+from celltrace.shared.stemming import stem
 
 EMBED_THRESHOLD = 0.55
 """Cosine cut-off for embedding hits with all-MiniLM-L6-v2 (paper's 0.9 was for gte-base).
@@ -56,8 +55,6 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_STEMMER = snowballstemmer.stemmer("english")
-_STEM_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +88,6 @@ def canonical_number(token: str) -> str | None:
     if "." in t:
         t = t.rstrip("0").rstrip(".")
     return t.lstrip("0") or "0"
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """Snowball stem (memoised: the same label words recur across questions and tables)."""
-    with _STEM_LOCK:
-        return _STEMMER.stemWord(word)
 
 
 def tokens(text: str, drop_stopwords: bool = True) -> list[str]:
