@@ -219,7 +219,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                           _siblings(o, ln) and not is_aggregate(o) for o in chosen))]
             if len(chosen) < 2:
                 continue
-        if op in ("average", "sum") and len(chosen) == 2 and _period(g.q):
+        if op in ("average", "sum") and len(chosen) == 2 and said_span(g.q):
             chosen = _years_between(lines, *chosen)
         plan = _composable(g, op, axis, chosen, _across(g, op, other))
         if plan is not None:
@@ -285,8 +285,9 @@ def _is_period(line: Line) -> bool:
 
 
 def _periods(lines: list[Line]) -> bool:
-    """Two lines at least are periods (`_is_period`)."""
-    return sum(map(_is_period, lines)) >= 2
+    """Two lines at least are periods or under one (`Q1 2023 > Loans`)."""
+    return sum(any(is_year_text(n.text) or _year_of_part(n.text) is not None for n in ln.path)
+               for ln in lines) >= 2
 
 
 def _siblings(a: Line, b: Line) -> bool:
@@ -311,7 +312,7 @@ def _same_measure(g: Grounder, members: list[Line], best: Line) -> list[Line]:
     Ending`, …), those showing the measure the question names on the best line (`how many stores
     opened across FY2022–FY2024`: `Opened` under each year)."""
     label = best.label
-    if label is None or len(best.path) < 2 or _is_period(best) or g.mention(label) < 0.99:
+    if label is None or len(best.path) < 2 or _is_period(best) or g.mention(label, plain=True) < 0.99:
         return members
     same = [ln for ln in members if ln.label is not None
             and normalise_text(ln.label.text) == normalise_text(label.text)]
@@ -364,8 +365,10 @@ def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
     if op not in ("sum", "average") or m is None:
         return None
     every, count, section, plural = m.groups()
+    if every and section and not count:  # `all senior notes`: the lines whose labels say so
+        return _over_labelled(g, op, f"{section} {plural}")
     if not (every or count) or (section and not count):  # a word before the plural is a section said
-        return None  # with the count (`the four major utilities`; not `for all tb-related …`)
+        return None  # with the count (`the four major utilities`)
     stem = next(iter(label_tokens(plural)), None)
     sides = [(axis, lines, other) for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows))
              if stem is not None and len(lines) > 1 and names_members(g, axis, lines, stem)]
@@ -375,13 +378,31 @@ def _over_every_member(g: Grounder, op: ops.Op) -> Plan | None:
     members = [ln for ln in lines if not is_aggregate(ln)]
     within = [ln for ln in members if section and any(  # `the four major utilities`: those under
         section in label_words(n.text) for n in ln.path[:-1])]  # `Major utilities (100,000+ …)`
-    members = within or members
+    grouped = [ln for ln in members if any(stem in label_tokens(n.text) for n in ln.path[:-1])]
+    members = within or grouped or members  # `the four cities`: the lines under `Cities`
     if count and int(CARDINALS.get(count, count)) != len(members):
         return None  # `the three arms` of a table showing a total column too: not guessed
     fixed = g.best(other)[0][1]
     if op == "sum" and not _additive(g, axis, members, fixed, titled=False):
         return None
     return _composable(g, op, axis, members, fixed)
+
+
+def _over_labelled(g: Grounder, op: ops.Op, phrase: str) -> Plan | None:
+    """A sum or an average over the lines whose own labels hold every word of `phrase` (`the
+    combined principal of all senior notes`: `3.250% Senior notes due 2025`, `4.125% Senior notes due
+    2028`, …), two at least on one axis, on the best-grounded line of the other."""
+    said = set(label_tokens(phrase))
+    for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
+        members = [ln for ln in lines if not is_aggregate(ln)
+                   and any(said <= set(label_tokens(n.text)) for n in ln.path)]
+        if len(members) < 2:
+            continue
+        fixed = g.best(other)[0][1]
+        if op == "sum" and not _additive(g, axis, members, fixed, titled=False):
+            return None
+        return _composable(g, op, axis, members, fixed)
+    return None
 
 
 def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
@@ -407,7 +428,7 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
         dated = {ln.index: _dated(ln) for ln in lines}
         pairs = [(ln, prev) for ln in lines if dated[ln.index][0] == year and holds_data(ln) for prev in lines
                  if dated[prev.index] == (str(int(year) - 1), dated[ln.index][1]) and holds_data(prev)
-                 and (prev.parent_ids == ln.parent_ids or dated[ln.index][1] is not None)]
+                 and _undated_parents(prev) == _undated_parents(ln)]
         if not pairs:
             continue
         line, prev = max(pairs, key=lambda p: (g.line_score(p[0]), -p[0].index))
@@ -423,6 +444,12 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
                 plan.parts = [f"{bare} in {line_year(ln)}" for ln in chosen]
         return plan
     return None
+
+
+def _undated_parents(line: Line) -> tuple[int, ...]:
+    """The line's parent labels other than periods: a quarter's measure (`Vacancy rate > Q4 2023` is
+    compared with `Vacancy rate > Q4 2022`, not `Asking rent > Q4 2022`), none for `2023 > Q4`."""
+    return tuple(n.id for n in line.path[:-1] if not is_period_label(n.text))
 
 
 def _dated(line: Line) -> tuple[str | None, str | None]:
@@ -475,8 +502,9 @@ prior year`): it is the latest year the table shows against the one before."""
 
 
 def _latest_year(g: Grounder) -> frozenset[str]:
-    """The latest year a row or column of the table stands for (none: empty)."""
-    years = [y for y in map(line_year, g.rows + g.cols) if y is not None]
+    """The latest year a row or column of the table stands for, a quarter's or month's too (`Q4 2023`;
+    none: empty)."""
+    years = [y for ln in g.rows + g.cols if (y := _dated(ln)[0]) is not None]
     return frozenset({max(years)}) if years else frozenset()
 
 
@@ -505,7 +533,7 @@ def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
     or every period the table shows when the question names none (`average revenue` on a statement
     of three years). `average income` over groups is a statistic to read, not to compute."""
-    return _period(g.q) or (not g.q_years and bool(members) and all(map(_is_period, members)))
+    return said_span(g.q) or (not g.q_years and bool(members) and all(map(_is_period, members)))
 
 
 def solve_classes(g: Grounder) -> Plan | None:
@@ -727,7 +755,8 @@ _COMBINED = re.compile(r"\b(?:combined|altogether|together|sum)\b")
 """A sum asked outright (`total` alone names a table's own total line as often: `a total of adults in
 provincial and territorial custody`)."""
 _DIFFERENCE_BETWEEN = re.compile(
-    r"^\s*(?:what|how\s+\w+)(?:'s|\s+is|\s+was|\s+were|\s+are)?\s+the\s+(?:\w+\s+)?(?:difference|gap)\b"
+    r"^\s*(?:(?:what|how\s+\w+)(?:'s|\s+is|\s+was|\s+were|\s+are)?\s+)?(?:the\s+)?(?:\w+\s+)?"
+    r"(?:difference|gap)\b"
     r".*\bbetween\b.+\band\b")
 """`what was the difference in mean income between California and Texas`: asked outright, the first
 named operand minus the second (a difference said in passing, `there was no difference between …`,
@@ -908,10 +937,11 @@ def percentages(lines: list[Line], nodes: list[Node]) -> bool:
 
 _SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"
 """`from A to B`, `between A and B`."""
-_PERIOD = re.compile(_SPAN + r"|(?:19|20)\d\d\s*(?:-|–|to|through)\s*(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\b")
+_PERIOD = re.compile(
+    _SPAN + r"|(?:19|20)\d\d(?:/\d\d)?\s*(?:-|–|to|through)\s*(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\b")
 
 
-def _period(q: str) -> bool:
+def said_span(q: str) -> bool:
     """`from 2007 to 2017`, `between 2006 and 2016`, `2015-2019`, `FY2021–FY2024`, `over January to
     June`: a span of periods."""
     return bool(_PERIOD.search(q.lower())) or month_range(q) is not None
@@ -935,7 +965,7 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
 def _from_to(q: str) -> bool:
     """`… from A to B` / `between A and B` / `2013-2015` with change wording: the later value comes
     first (B − A)."""
-    return _period(q) and ops.has_phrase(q, ops.CHANGE_WORDS)
+    return said_span(q) and ops.has_phrase(q, ops.CHANGE_WORDS)
 
 
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?"

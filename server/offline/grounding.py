@@ -53,7 +53,14 @@ from celltrace.server.offline.polarity import answered, asks_yes_or_no, polar_la
 from celltrace.shared.flags import abbreviations, figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans, words
 from celltrace.shared.headers import HeaderModel
-from celltrace.shared.numbers import CURRENCY_SCALE, YEAR_STATUS, is_number_text, is_year_text
+from celltrace.shared.numbers import (
+    CURRENCY_SCALE,
+    STATUS_MARK,
+    YEAR_STATUS,
+    is_number_text,
+    is_year_text,
+    parse_number,
+)
 from celltrace.shared.numstyle import grouping
 from celltrace.shared.units import CURRENCIES, SCALE_UNITS, SCALES, is_sample_size, label_unit, parse_unit
 
@@ -168,7 +175,7 @@ DATED_YEAR = re.compile(
     rf"^(?:(?:as\s+(?:of|at)|at|ended|ending|(?:fiscal\s+)?years?\s+end(?:ed|ing)|(?:twelve|12)\s+months\s+"
     rf"ended)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+"
     rf"|{_MONTH},?\s+|fiscal\s+(?:year\s+)?|fy\s*|(?:fall|autumn|spring|summer|winter)\s+(?:term\s+)?)"
-    rf"((?:19|20)\d\d){YEAR_STATUS}{CURRENCY_SCALE}$")
+    rf"((?:19|20)\d\d){YEAR_STATUS}{STATUS_MARK}{CURRENCY_SCALE}$")
 """A period label that names one year by its date (`December 31, 2019`, `Year ended December 31,
 2023`, `31 Dec 2019`, `Sep 2021`,
 `Fiscal 2019`, `FY2019`, a model's `FY2021A`, `31 December 2023 £'000`) or its term (`Fall 2022`): a
@@ -299,6 +306,10 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
+        count = ops.count_condition(question)
+        if count is not None and count.against == "stated":  # `how many terms had an incidence above
+            self.qwords = [w for w in self.qwords if parse_number(w[0]) != count.bound]  # 10%`: the bound
+            self.qtoks = {s for _, s in self.qwords}  # names no `10 mg` arm
         if EVERY_PERIOD.search(self.qnorm):  # `the average … across the four quarters`: `average`
             self.qwords = [w for w in self.qwords if w[1] not in _AVERAGE_STEMS]  # is the operation,
             self.qtoks = {s for _, s in self.qwords}  # not `Average monthly revenue per membership`
@@ -318,6 +329,9 @@ class Grounder:
         _drop_loose_short_words(by_text, self.qwords)
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
         self._match_periods(label_nodes)
+        self._match_year_ends(label_nodes)
+        self._match_month_years(label_nodes)
+        self._match_durations(label_nodes)
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
         self._match_abbreviations(label_nodes)
@@ -344,9 +358,10 @@ class Grounder:
                                          for t in label_tokens(c.text))
         """The words of the headers over the row labels alone (`Priority`): what the rows are of."""
         self._keyed_words(label_nodes, corners)
-        if "percent" in self.qtoks and "percent" not in {st for _, st in said}:  # a share's percent
-            for ln in self.rows + self.cols:  # is no `Change 2023/22 > %`
-                if gives_change(ln):
+        growth = ops.asks_growth(question)
+        if "percent" in self.qtoks and ("percent" not in {st for _, st in said} or growth):
+            for ln in self.rows + self.cols:  # a share's percent is no `Change 2023/22 > %`, a
+                if gives_change(ln) != growth:  # growth's no `Women (% of total)`
                     for n in ln.path:
                         self._match[n.id] = {q: v for q, v in self._match[n.id].items() if q != "percent"}
         df: dict[str, int] = {}
@@ -421,6 +436,56 @@ class Grounder:
         for nid, n in label_nodes.items():
             if interim_period(n.text) in self.q_periods:
                 self._also_match(nid, stems)
+
+    def _match_year_ends(self, label_nodes: dict[int, Node]) -> None:
+        """`at the end of 2023`, `year-end 2023` are explained by `Balance at December 31, 2023`."""
+        said = _YEAR_END.search(self.qnorm)
+        if said is None:
+            return
+        stems = {st: 1.0 for raw, st in self.qwords if raw in set(words(said.group(0)))}
+        for nid, n in label_nodes.items():
+            date = label_date(n.text)
+            if date is not None and date[1:] == (12, 31) and date[0] in self.q_years:
+                self._also_match(nid, stems)
+
+    def _match_month_years(self, label_nodes: dict[int, Node]) -> None:
+        """A month label of another year than the question gives that month does not match the
+        month's name (`Dec 2022` for `in December 2023`) unless the question dates it relative to
+        the month it names: `in Dec 2023 compared with a year earlier` is explained by `Dec 2022`,
+        `month-over-month … in December 2023` by `Nov 2023`."""
+        named = {label_month(m.group(0)) for m in _MONTH_YEAR.finditer(self.qnorm)}
+        for nid, n in label_nodes.items():
+            shown = label_month(n.text)
+            if shown is not None and shown[1] is not None and shown not in named and any(
+                    m is not None and m[0] == shown[0] for m in named):
+                self._match[nid] = {q: v for q, v in self._match[nid].items()
+                                    if q not in self._month_stems(shown[0])}
+        said = _EARLIER_MONTH.search(self.qnorm)
+        dated = next(iter(named)) if len(named) == 1 else None
+        if said is None or dated is None or dated[1] is None:
+            return
+        month, year = dated[0], dated[1]
+        earlier = (month, str(int(year) - 1)) if said.group("year") else (
+            (month - 1, year) if month > 1 else (12, str(int(year) - 1)))
+        stems = {st: 1.0 for raw, st in self.qwords if raw in re.split(r"[\s-]+", said.group(0))}
+        stems.update(dict.fromkeys(self._month_stems(earlier[0]), 0.8))
+        for nid, n in label_nodes.items():
+            if label_month(n.text) == earlier:
+                self._also_match(nid, stems)
+
+    def _month_stems(self, month: int) -> set[str]:
+        """The question's stems naming a month (`decemb` of `December`, `dec`)."""
+        return {st for raw, st in self.qwords if raw[:3] in _MONTHS and _MONTHS.index(raw[:3]) + 1 == month
+                and raw in _MONTH_WORDS}
+
+    def _match_durations(self, label_nodes: dict[int, Node]) -> None:
+        """A number joined to its unit (`12-month rate`, `2-year completion rate`) names only labels
+        saying that unit too (`Within 2 years`), not a code (`12`)."""
+        for m in _JOINED_DURATION.finditer(self.qnorm):
+            number, unit = m.group(1), set(label_tokens(m.group(2)))
+            for nid, n in label_nodes.items():
+                if number in self._match[nid] and not unit & set(label_tokens(n.text)):
+                    self._match[nid] = {q: v for q, v in self._match[nid].items() if q != number}
 
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
@@ -648,17 +713,18 @@ class Grounder:
         """The question words the labels of a line's path match."""
         return {q for n in line.path for q in self.matched(n)}
 
-    def mention(self, node: Node, known: frozenset[str] = frozenset()) -> float:
+    def mention(self, node: Node, known: frozenset[str] = frozenset(), plain: bool = False) -> float:
         """How completely the question mentions a label, in [0, 1].
 
         Tokens in `known` (those the label shares with its parents) are left out unless nothing
         but an aggregate word remains: `recent immigrant` under `immigrant` is mentioned only if
         `recent` is; `Total operating expenses` under `Operating expenses` is not mentioned by
-        `total` alone.
+        `total` alone. A column named by the rows' noun counts half unless `plain`.
         """
-        if node.c0 >= self.h.header_cols and self.h.is_header(node) and self._category_words and set(
-                label_tokens(node.text)) <= self._category_words:  # a column `Loans` beside rows by
-            return self._mention(node, known) / 2  # `Loan type`: `credit card loans` names the row
+        if not plain and node.c0 >= self.h.header_cols and self.h.is_header(node) and (
+                self._category_words and set(label_tokens(node.text)) <= self._category_words):
+            return self._mention(node, known) / 2  # a column `Loans` beside rows by `Loan type`:
+            # `credit card loans` names the row
         return self._mention(node, known)
 
     def _mention(self, node: Node, known: frozenset[str]) -> float:
@@ -1030,8 +1096,8 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
 
 EVERY_PERIOD = re.compile(
     r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
-    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:years|periods|quarters|months|weeks|weekends|days"
-    r"|seasons|semesters|terms)\b")
+    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:[a-z]+\s+)??"
+    r"(?:years|periods|quarters|months|weeks|weekends|days|seasons|semesters|terms)\b")
 """`over the three years`, `across all years`, `in the last four quarters`: every period the table
 shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
 (`Average receivables`)."""
@@ -1196,8 +1262,10 @@ _MONTHS = tuple(name[:3] for name in MONTH_NAMES)
 _MONTH_WORDS = (*MONTH_NAMES, "sept", *(m for m in _MONTHS if m != "may"))
 """A month's name or abbreviation (`march`, `mar`, `sept`)."""
 _MONTH_LABEL = re.compile(
-    rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d)(?:(?<=\d{{4}})[a-z])?)?$")
-"""A month label (`Mar-21`, `March 2021`, `Mar`; a year may carry a flag letter: `December 2024r`)."""
+    rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d)(?:(?<=\d{{4}})[a-z])?)?"
+    rf"{STATUS_MARK}$")
+"""A month label (`Mar-21`, `March 2021`, `Mar`; a year may carry a flag letter: `December 2024r`, a
+status in parentheses: `Dec 2023 (p)`)."""
 _ASKED_MONTH = re.compile(
     rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
     r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")
@@ -1252,6 +1320,23 @@ def label_month(text: str) -> tuple[int, str | None] | None:
 _DATE = re.compile(rf"\b(?:(\d{{1,2}})\s+)?({'|'.join(_MONTH_WORDS)})\.?\s+"
                    r"(?:(\d{1,2}),?\s+)?((?:19|20)\d\d)\b")
 """A day's date in a label: `1 January 2024`, `December 31, 2023`, `31 Dec 2023`."""
+
+
+_YEAR_END = re.compile(r"\b(?:end\s+of\s+(?:the\s+)?(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:19|20)\d\d"
+                       r"|year[\s-]?end(?:\s+(?:of\s+)?(?:19|20)\d\d)?)\b")
+"""A year's end said in words (`at the end of 2023`, `year-end 2023`)."""
+
+
+_JOINED_DURATION = re.compile(r"\b(\d+)-(years?|months?|weeks?|days?|quarters?|hours?)\b(?!-old)")
+"""A number joined to a unit of time (`12-month`, `2-year`; not an age: `11-year-olds`)."""
+_EARLIER_MONTH = re.compile(
+    r"(?P<year>\b(?:a|one|12\s+months?)\s+(?:year\s+)?(?:earlier|before|ago|prior)\b"
+    r"|\byear[\s-]+(?:over|on)[\s-]+year\b"
+    r"|\bsame\s+month\s+(?:of\s+)?(?:the\s+)?(?:last|previous|prior)\s+year\b)"
+    r"|\bmonth[\s-]+(?:over|on|to)[\s-]+month\b|\b(?:a|one)\s+month\s+(?:earlier|before|ago)\b"
+    r"|\b(?:previous|prior|preceding|last)\s+month\b")
+"""A month said relative to the one the question names: a year earlier (group `year`) or a month."""
+_MONTH_YEAR = re.compile(rf"\b(?:{'|'.join(_MONTH_WORDS)})\.?\s+(?:19|20)\d\d\b")
 
 
 def label_date(text: str) -> tuple[str, int, int] | None:
@@ -1340,15 +1425,16 @@ def _class_unit(text: str) -> frozenset[str]:
 
 
 def question_position(g: Grounder, node: Node) -> int:
-    """Where the question mentions a label: its text (a period label's year, a month label's month),
-    else its first token (words × 5)."""
+    """Where the question mentions a label: a month label's month (`May-23` in `from May to June
+    2023`, `Dec 2023` in `from October 2023 to December 2023`), else its text (a period label's
+    year), else its first token (words × 5)."""
     text = normalise_text(node.text)
-    year = label_year(text)
-    pos = g.qnorm.find(year if year is not None and year in g.q_years else text)
-    month = label_month(text) if pos < 0 else None
-    if month is not None:  # `May-23` where the question says `from May to June 2023`
-        pos = next((m.start() for m in _ASKED_MONTH.finditer(g.qnorm)
-                    if _MONTHS.index("".join(m.groups(""))[:3]) + 1 == month[0]), -1)
+    month = label_month(text)
+    pos = -1 if month is None else next((m.start() for m in _ASKED_MONTH.finditer(g.qnorm)
+                                         if _MONTHS.index("".join(m.groups(""))[:3]) + 1 == month[0]), -1)
+    if pos < 0:
+        year = label_year(text)
+        pos = g.qnorm.find(year if year is not None and year in g.q_years else text)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5

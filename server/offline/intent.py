@@ -28,6 +28,7 @@ from celltrace.server.offline.arithmetic import (
     joined,
     labels_hold,
     percentages,
+    said_span,
     solve_classes,
     solve_multi,
     solve_union,
@@ -112,7 +113,8 @@ def candidates(g: Grounder) -> list[Plan]:
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             (g.spans_years or EVERY_PERIOD.search(g.qnorm)) and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
-         and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm))
+         and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm)
+                  and not (g.spans_years and said_span(q)))  # `average … over 2021–2023`
          and not names_change),
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm))),

@@ -95,6 +95,10 @@ _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 _WORD_OR_NUMBER = re.compile(r"(?<=(?:19|20)\d\d[-/])(?P<range_end>\d\d)(?!\d)|\d[\d,]*(?:\.\d+)?|[^\W\d_]+")
 
 
+_SAMPLE_SIZE = re.compile(r"\(\s*n\s*=\s*[\d,]+\s*\)|\bn\s*=\s*[\d,]+\b")
+"""A group's sample size written beside its name (`(N=152)`, `n = 1,204`)."""
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
@@ -102,7 +106,7 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`), so do
     initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); a short fiscal year
     reads as its year (`FY23` → `fy`, `2023`); `grand total` is
-    `total` (a pivot table's total of its group totals); the end of
+    `total` (a pivot table's total of its group totals); a sample size (`(N=152)`) is no word; the end of
     a year range (`2004-05`) is a stem of its own, `-05`. A function word written in capitals in
     mixed-case text or alone is a name (`IT`, `OR`: information technology, operating room)."""
     mixed = re.search(r"[a-z]", text) or len(text.split()) == 1  # not a label written all in capitals
@@ -110,6 +114,7 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
     t = _AMPERSAND.sub(lambda m: m.group(0).replace("&", ""), t)
     t = re.sub(r"\bgrand\s+(?=totals?\b)", "", t)  # the total of the totals is the total asked
+    t = _SAMPLE_SIZE.sub(" ", t)  # `Placebo (N=152)` is named by `placebo`
     t = re.sub(r"\bper\s+cent\b", "%", t)
     t = re.sub(r"(\d)\s*%", r"\1", t).replace("%", " percent ")
     t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
@@ -222,11 +227,13 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
         if st in lstems:
             out[st] = 1.0
             continue
-        if any(_derived(st, ls) or _derived(ls, st) for ls in lstems):
+        if any(_derived(st, ls) or _derived(ls, st) for ls in lstems) or any(
+                raw in (lr + "ment", lr + "ments") for lr in lraw):  # `disagreement` ~ `Disagree`
             out[st] = 0.8
             continue
-        if not _is_unit(raw) and any(((abbreviates(lr, raw) and lr not in initials) or abbreviates(raw, lr))
-                                  and not _superlative(lr, raw) for lr in lraw):
+        if not _is_unit(raw) and any(((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS)
+                                      or abbreviates(raw, lr)) and not _superlative(lr, raw)
+                                     for lr in lraw for short in {lr, _singular(lr)}):  # `acres` ~ acreage
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
@@ -273,8 +280,9 @@ def one_typo(a: str, b: str) -> bool:
 DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ean", "ian", "er", "or", "ion", "ic", "pt", "ur")
 """English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
 `withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `europ` ~ `european`, `employ` ~
-`employer`, `consum` ~ `consumpt` (consumed, consumption), `depart` ~ `departur`; a base's silent `e`
-goes (`close` ~ `closur`: closed, closures)."""
+`employer`, `consum` ~ `consumpt` (consumed, consumption), `depart` ~ `departur`, `produc` ~ `product`
+(produced, production); a base's silent `e` goes (`close` ~ `closur`: closed, closures; `smoke` ~
+`smoker`)."""
 
 
 def same_word(a: str, b: str) -> bool:
@@ -292,7 +300,9 @@ def _superlative(a: str, b: str) -> bool:
 
 def _derived(base: str, stem: str) -> bool:
     """`stem` is `base` plus a derivational ending (the base has at least 4 letters)."""
-    if base.endswith("e") and stem == base[:-1] + "ur":
+    if base.endswith("e") and stem in (base[:-1] + "ur", base + "r"):  # `closur`, `smoker`
+        return len(base) >= 5 and base.isalpha()
+    if base.endswith("uc") and stem == base + "t":  # `produc` ~ `product` (produced, production)
         return len(base) >= 5 and base.isalpha()
     return (len(base) >= 4 and base.isalpha() and stem.startswith(base)
             and stem[len(base):] in DERIVATION_SUFFIXES)
@@ -316,7 +326,8 @@ _JOINING = frozenset({"and", "of", "the", "for", "in", "on", "to"})
 
 
 def _singular(abbr: str) -> str:
-    """`gars` → `gar`: the plural `s` of an initialism (kept when it is one of only two letters)."""
+    """`gars` → `gar`, `acres` → `acre`: a plural `s` dropped (kept when it is one of only two
+    letters)."""
     return abbr[:-1] if len(abbr) > 2 and abbr.endswith("s") else abbr
 
 

@@ -13,7 +13,8 @@ from weakref import WeakKeyDictionary
 from celltrace.shared.flags import figure_text, legend
 from celltrace.shared.graph import CellGraph, Node, words
 from celltrace.shared.headers import indent_of
-from celltrace.shared.numbers import is_year_text, parse_number_info
+from celltrace.shared.numbers import is_nil_text, is_year_text, parse_number_info
+from celltrace.shared.units import label_unit
 
 AGGREGATE_LABEL_WORDS = frozenset(
     {"total", "totals", "all", "overall", "average", "mean", "sum", "subtotal", "subtotals", "benchmark",
@@ -91,10 +92,7 @@ def has_value(node: Node) -> bool:
 
 def is_nil(node: Node) -> bool:
     """The cell shows a dash alone (`—`, `-`): nil, a line with nothing in that period."""
-    return node.text.strip() in NIL_MARKS
-
-
-NIL_MARKS = frozenset(("-", "--", "–", "—", "‒", "―"))
+    return is_nil_text(node.text)
 
 
 def is_aggregate(line: Line) -> bool:
@@ -107,8 +105,10 @@ def mark_sums(graph: CellGraph, lines: list[Line], others: list[Line]) -> None:
     """Set `Line.sums` on the line of each group of four or more siblings (same parent labels) whose
     figures equal the sum of the others' (`Canada` over the provinces), to rounding and larger than
     each, where every sibling shows a figure (no year) and four at least are not zero: on at least
-    `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them. Found once per graph and lines (every
-    question on a table asks again)."""
+    `SUM_MIN_FIGURES` such positions and `SUM_SHARE` of them; and, where no label says total, on a
+    top-level line, of a few, whose figures are the sum of every grouped line (`England` below `North
+    > North East`, …, `South > South West`). Found once per graph and lines (every question on a
+    table asks again)."""
     found = frozenset(_once(_SUMS, graph, lines, others, _sum_lines))
     for ln in lines:
         ln.sums = ln.index in found
@@ -131,30 +131,39 @@ def _once(store: WeakKeyDictionary[CellGraph, dict[tuple[object, ...], object]],
 
 def _sum_lines(graph: CellGraph, lines: list[Line], others: list[Line]) -> list[int]:
     """The indexes of the lines `mark_sums` marks."""
-    out: list[int] = []
     flags = legend(graph.table.notes)  # `12.8E` counts as 12.8, as everywhere in the offline steps
     groups: dict[tuple[int, ...], list[Line]] = {}
     for ln in lines:
         groups.setdefault(ln.parent_ids, []).append(ln)
-    for members in groups.values():
-        if len(members) < 4:
-            continue
-        hits = [0] * len(members)
-        positions = 0
-        for other in others:
-            found = _figures(graph, members, other, flags)
-            if found is None:
-                continue
-            positions += 1
-            values, tol = found
-            total = sum(values)
-            for k, v in enumerate(values):
-                if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
-                    hits[k] += 1
-        best = max(range(len(members)), key=lambda k: hits[k])
-        if hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions:
-            out.append(members[best].index)
+    out = [k for members in groups.values()
+           if len(members) >= 4 and (k := _summing(graph, members, others, flags)) is not None]
+    grouped = [ln for ln in lines if ln.parent_ids and ln.index not in out]
+    if any(ln.label is not None and is_aggregate_label(ln.label) for ln in lines):
+        return out  # a table with a total line has no other whole
+    for ln in groups.get((), []):  # `England` below its regions grouped under `North`, `South`, …
+        if len(groups[()]) < 4 and len(grouped) >= 4 and len(ln.path) == 1 and _summing(
+                graph, [*grouped, ln], others, flags) == ln.index:
+            out.append(ln.index)
     return out
+
+
+def _summing(graph: CellGraph, members: list[Line], others: list[Line], flags: dict[str, str]) -> int | None:
+    """The index of the member whose figures are the sum of the others' (`mark_sums`), if any."""
+    hits = [0] * len(members)
+    positions = 0
+    for other in others:
+        found = _figures(graph, members, other, flags)
+        if found is None:
+            continue
+        positions += 1
+        values, tol = found
+        total = sum(values)
+        for k, v in enumerate(values):
+            if abs(2 * v - total) <= tol and abs(v) > max(abs(o) for j, o in enumerate(values) if j != k):
+                hits[k] += 1
+    best = max(range(len(members)), key=lambda k: hits[k])
+    found = hits[best] >= SUM_MIN_FIGURES and hits[best] >= SUM_SHARE * positions
+    return members[best].index if found else None
 
 
 def _figures(graph: CellGraph, members: list[Line], other: Line, flags: dict[str, str], nil: bool = False,
@@ -257,8 +266,18 @@ _EVERY_SEX = re.compile(r"\bboth\s+(?:sexes|genders)\b")
 
 
 def is_aggregate_label(node: Node) -> bool:
+    """A label of a total or reference line (`AGGREGATE_LABEL_WORDS`, both sexes); not a measure
+    averaged in a unit of its own (`Average fuel price (dollars per gallon)`)."""
     text = node.text.lower()
-    return not AGGREGATE_LABEL_WORDS.isdisjoint(words(text)) or _EVERY_SEX.search(text) is not None
+    found = AGGREGATE_LABEL_WORDS.intersection(words(text))
+    if found and found <= _MEANS and _MEAN_OF_A_MEASURE.match(text) and label_unit(node.text) is not None:
+        return False
+    return bool(found) or _EVERY_SEX.search(text) is not None
+
+
+_MEANS = frozenset({"average", "mean"})
+_MEAN_OF_A_MEASURE = re.compile(r"^\s*(?:average|mean)\s+(?!(?:of|for|all|across|over|in)\b)[a-z]")
+"""`Average stage length`, not `Average, all industries`, `Average of all plants`."""
 
 
 _SHARE_OF = r"(?:\bshares?|\bpercent(?:age)?s?|\bproportions?|%)\s+of\s+"

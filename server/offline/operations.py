@@ -102,6 +102,7 @@ GROWTH = re.compile(
     rf".*{_CHANGE_VERB}"
     r"|(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|decline|rise|drop)\b"
     r"|\bgrowth\s+rate\b|\brate\s+of\s+(?:growth|increase|decrease|decline|change)\b"
+    rf"|{_CHANGE_VERB}\s+(?:by\s+)?(?:what|how\s+many)\s+percent(?:age)?\b(?!\s+points?\b)"
     rf"|{_CHANGE_VERB}.*"
     r"\b(?:in\s+percent(?:age)?(?:\s+terms)?|as\s+a\s+percent(?:age)?|in\s+relative\s+terms)\b"
 )
@@ -279,7 +280,7 @@ def asks_union(question: str) -> bool:
 
 
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
-_MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+"
+_MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+(?:['’]s)?"
 _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:in\s+)?how\s+many\s+"
                     r"(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major)\s+)?"
@@ -289,7 +290,14 @@ _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?
 stations`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
-commercial lending sectors`, `how many sales reps`) the last plural is the head noun."""
+commercial lending sectors`, `how many sales reps`, `how many master's entry cohorts`) the last plural
+is the head noun."""
+_COUNT_FIRST = re.compile(
+    r"^\s*(?:of|among)\s+(?:the|these|those|all)\s+(?:(?:\d+|[a-z]+)\s+)??(?:(?:listed|selected|major)\s+)?"
+    rf"(?:(?P<modifier>{_MODIFIER})\s+)?{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?"
+    r"\s*(?:\([^)]*\)\s*)?,\s*how\s+many\s+"
+    r"(?!of\b|[a-z]+s\b)")
+"""`Of the five major occupation groups, how many had …`: the members named before `how many`."""
 _UP = ("above", "over", "more", "greater", "higher", "exceed", "longer", "larger", "bigger", "surpass",
        "beat")
 _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
@@ -309,10 +317,18 @@ _AGGREGATE_BOUND = re.compile(
 _PERCENT_NEXT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)")
 SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
-_LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\s+"
-                         r"than\s+(?!\$?-?\d)|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b")
-"""A member's figure against its own figure on another line (`than the male one`, `their revised
-budget`); the words after it name that line (`Count.reference`)."""
+_LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\b"
+                         r"[^?]*?\bthan\s+(?!\$?-?\d)"
+                         r"|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b")
+"""A member's figure against its own figure on another line (`than the male one`, `a lower assessed
+value on the 2024 roll than on the 2023 roll`, `their revised budget`); the words after it name that
+line (`Count.reference`)."""
+_THAN_EARLIER = re.compile(
+    r"\b(more|higher|greater|larger|bigger|lower|less|fewer|smaller)\b[^?]*?\bthan\s+(?:"
+    r"(?:a|one|the)\s+(?:year|quarter|month)\s+(?:earlier|before|ago|previously)"
+    r"|(?:in\s+)?(?:the\s+)?(?:previous|prior|preceding|last)\s+(?:year|quarter|month|period)"
+    r"|(?:a\s+)?year\s+ago)\b")
+"""Each member's figure against its own a period earlier (`fewer jobs … than a year earlier`)."""
 _SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+)?(surplus|profit|deficit|loss)\b")
 """A figure's sign said as a result (`a trade surplus`, `an operating loss`; not `hearing loss`)."""
 _SIGNED_WORD = re.compile(r"\b(?:had|have|has|with|showed|show|posted|reported|recorded|saw)\s+(?:an?\s+)?"
@@ -363,6 +379,8 @@ def count_condition(question: str) -> Count | None:
     if m := _SIGNED.search(q) or _SIGNED_WORD.search(q):  # `how many partner countries had a trade
         return Count(noun, "below" if m.group(1).startswith(("deficit", "loss", "negative")) else "above",
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
+    if m := _THAN_EARLIER.search(q):  # `had fewer jobs in September 2024 than a year earlier`
+        return Count(noun, _side(m.group(1)), 0.0, "change")
     if (m := _LINE_BOUND.search(q)) and noun not in MEASURES:  # `female stays longer than the male one`:
         # against that line (`how many minutes … more than women` asks a difference)
         return Count(noun, _side(m.group(1) or m.group(2)), 0.0, "line", q[m.end():])
@@ -388,7 +406,7 @@ def counted_noun(question: str) -> str | None:
     """The members `how many <members> …` counts (a plural that is no unit: not `how many percent`,
     `how many million dollars`, nor a rate or change's size: `how many homicides per 100,000`)."""
     q = question.lower()
-    counted = _COUNT.match(q)
+    counted = _COUNT.match(q) or _COUNT_FIRST.match(q)
     if counted is None or {counted.group(2), *(counted.group("modifier") or "").split()} & {
             *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or _FIGURE_ASKED.search(q):
         return None  # `how many thousand students`: a figure in thousands
@@ -399,7 +417,8 @@ def count_modifier(question: str) -> str | None:
     """The words before the counted noun (`police` of `how many police officers were there`): such a
     count is a figure the table shows, not a section's members counted (`how many properties are in
     …`); in a count against a condition they say which members (`commercial lending sectors`)."""
-    counted = _COUNT.match(question.lower())
+    q = question.lower()
+    counted = _COUNT.match(q) or _COUNT_FIRST.match(q)
     return None if counted is None else counted.group("modifier")
 
 

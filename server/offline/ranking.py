@@ -38,6 +38,7 @@ from celltrace.server.offline.lines import (
     value_cell,
 )
 from celltrace.shared.graph import Node, normalise_text
+from celltrace.shared.graph import words as label_words
 from celltrace.shared.headers import indent_of
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
@@ -286,7 +287,8 @@ def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
     return kept if len(kept) >= 2 else vals
 
 
-def _members(g: Grounder, lines: list[Line], noun: str | None = None) -> list[tuple[Node, Line]]:
+def _members(g: Grounder, lines: list[Line], noun: str | None = None, relative: bool = False
+             ) -> list[tuple[Node, Line]]:
     """The members a ranking compares, each with the best-grounded line under it.
 
     A line's member is its label of the asked category when the question asks one (`which gender`:
@@ -295,7 +297,8 @@ def _members(g: Grounder, lines: list[Line], noun: str | None = None) -> list[tu
     sex) nor one label over every line (a unit row's `rate` written once); a label with no word
     (`$`, `..`) is no member. Aggregate members
     (total/all, a class holding other classes: `25 to 64 years`) are left out unless nothing else
-    remains, so are members whose label states another unit than most do.
+    remains, so are members whose label states another unit than most do, unless the figures
+    compared are `relative` (changes: `Increase (Decrease)` of `Fuel price (dollars per gallon)`).
     """
     ids: dict[str, set[int]] = {}
     for ln in lines:
@@ -324,9 +327,10 @@ def _members(g: Grounder, lines: list[Line], noun: str | None = None) -> list[tu
     totalled = any(is_aggregate_label(n) for ln in every for n in ln.path)
     units = Counter(label_unit(node.text) for node, _ in members)
     common = units.most_common(1)[0][0] if units else None  # `Net generation (GWh)` below fuel shares
-    return [m for m in members if not is_aggregate_label(m[0]) and m[0].id not in wholes
+    return [m for m in members
+            if not is_aggregate_label(m[0]) and m[0].id not in wholes
             and not (totalled and _adjusts(m[0], m[1], every))
-            and label_unit(m[0].text) in (None, common)] or members
+            and (relative or label_unit(m[0].text) in (None, common))] or members
 
 
 _ADJUSTMENT = re.compile(r"^(?:less|plus|add|deduct)\s*:")
@@ -359,7 +363,7 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
     Market | Year acquired`), the one under the column header holding `noun` (by default the asked
     one; with the fewest other words; a code only when the header holds the word after it too:
     `which cost item` is no `Cost Code`) comes first, else the first of them that is no code (the
-    name the others describe)."""
+    name the others describe) and is the line's own, not merged over its group's lines."""
     inner = list(reversed(ln.path))
     own = [n for n in ln.path if ln.axis == "row" and n.r0 <= ln.index <= n.r1]
     if len(own) < 2:
@@ -373,6 +377,7 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
                                           for toks in heads[n.id])),  # `which cost item`: not the
                    key=lambda n: min(len(toks) for toks in heads[n.id] if said in toks))  # `Cost Code`
     names = [n for n in own if not is_code(n.text)]  # `Hex bolt M8 x 40`, not `W-1024`
+    names = [n for n in names if n.r0 == n.r1] or names  # `North East`, not `North` merged over its rows
     first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
     return first + [n for n in inner if n is not first[0]]
 
@@ -403,6 +408,7 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
     lines = _in_asked_section(g, _group(every, None))
+    lines = _named_measure(g, lines) or lines
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     scored = [(s, ln) for s, ln in scored if not under_aggregate(ln)] or scored  # a whole (`All
@@ -437,12 +443,16 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
         if len(parents) == 1 and (len(group) >= 2 or named):
             lines = group
     vals = []
-    for label, ln in _members(g, lines, noun):
+    for label, ln in _members(g, lines, noun, relative=gives_change(fixed)):
         node = value_cell(g.graph, ln, fixed) if axis == "row" else value_cell(g.graph, fixed, ln)
         num = g.number(node)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
     vals = _within_asked_years(g.qnorm, vals)
+    left_out = _LEFT_OUT.search(g.qnorm)
+    if left_out:  # `not counting other expenses and the total`: members the question leaves out
+        said = set(label_tokens(left_out.group(1)))
+        vals = [v for v in vals if not (toks := set(label_tokens(v[1].text))) or not toks <= said] or vals
     if vals and all(v[0] < 0 for v in vals) and (names_a_size([fixed]) or ops.SPENT.search(g.qnorm)):  # cash
         # used shown `(40,500)`, `spent the most on acquisitions`:
         vals = [(-v, label, node) for v, label, node in vals]  # the most used is the largest size
@@ -450,6 +460,28 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
         vals = _without_whole(vals)
     return vals
 
+
+def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
+    """Of lines showing one measure under each member (`Labour > Votes | Share`, `Conservative >
+    Votes | Share`), those of the one measure the question names whole (`which party won the most
+    votes`: not `Electorate` beside them), not by the words of the asked category (`which revenue
+    class`: `No revenue` under each section is a member)."""
+    asked = {g.asked_noun, *_next_word(g)}
+    alike: dict[str, list[Line]] = {}
+    for ln in lines:
+        if ln.label is not None and len(ln.path) >= 2:
+            alike.setdefault(normalise_text(ln.label.text), []).append(ln)
+    named = [same for same in alike.values()
+             if len(same) >= 2 and len({ln.parent_ids for ln in same}) == len(same)
+             and same[0].label is not None and g.mention(same[0].label, plain=True) >= 0.99
+             and not asked & set(g.matched(same[0].label))]
+    return named[0] if len(named) == 1 else None
+
+
+_LEFT_OUT = re.compile(r"\b(?:not\s+counting|excluding|except(?:\s+for)?|other\s+than|apart\s+from|"
+                      r"aside\s+from|leaving\s+out|ignoring)\s+(.+?)"
+                      r"(?=,\s*(?:which|what|who|how|where|when|in|for|during|at|on|by)\b|[?;]|$)")
+"""A ranking's members the question leaves out, named after these words (`excluding the total`)."""
 
 NAMED_MEMBER = 0.3
 """A member the question names this much is what it asks about, not one of those it ranges over."""
@@ -541,6 +573,7 @@ def solve_count(g: Grounder) -> Plan | None:
             ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
         return None  # over size classes: a sum of classes, not a count
     noun, way, bound, against, reference, scale, inclusive, percent = condition
+    earlier: Line | None = None  # a named year each member's figure is compared with
     if against == "line":
         return _count_against_line(g, way, reference)
     ref: Line | None = None
@@ -559,9 +592,14 @@ def solve_count(g: Grounder) -> Plan | None:
         bound = num.value
     elif against == "change":  # the members are read on the best change line
         changes = [ln for _, ln in g.best(g.cols) + g.best(g.rows) if gives_change(ln)]
-        if not changes:
+        years = _named_years(g) if not changes else None
+        if years is not None:  # no change line (`how many metro areas saw their price fall from 2022
+            # to 2023`): the later year's figure against the earlier one's
+            earlier, fixed = sorted(years[1], key=lambda ln: line_year(ln) or "")
+        elif changes:
+            fixed = changes[0]
+        else:
             return None
-        fixed = changes[0]
         axis = "row" if fixed.axis == "col" else "col"
     else:
         axis, fixed = _pick_side(g, next(iter(tokens(noun)), None))  # the axis `how many wards` names
@@ -589,9 +627,14 @@ def solve_count(g: Grounder) -> Plan | None:
              if not (g.matched(label) and set(g.matched(label)) <= measure_words)
              and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft
              and normalise_text(label.text).strip() not in ends]
+    if sum(noun in label_words(label.text) for _, label, _ in vals) == 1:
+        return None  # `how many employees were added`: the line `Full-time equivalent employees` (not
+        # `how many regions …` beside `Capital Region`)
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
         # match is no naming: `countries` is near `France`)
+    if earlier is not None:
+        return _count_beyond(g, way, fixed.axis, fixed, earlier)
     unit = g.h.unit_for(vals[0][2])  # `above $6 billion` of figures in thousands of dollars: above
     if scale and unit is not None:  # 6,000,000 of them (figures of an unread unit: as said)
         table_scale = next((s for s in SCALE_FACTORS if s in unit), None)
@@ -620,19 +663,26 @@ def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
     one`, `their 2019 level`) the reference; the members of the other axis whose figure on the
     first is beyond their figure on the reference are counted."""
     grounded = compose.operand_pair(g)
-    if grounded is not None:
-        axis, pair = grounded[:2]
-    else:  # `their 2019 level in 2023`: the two named years' lines
-        dated = ((axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
-                 for axis, lines in (("col", g.cols), ("row", g.rows)))
-        found = next(((axis, lines) for axis, lines in dated if len(lines) == 2), None)
-        if found is None:
-            return None
-        axis, pair = found
+    found = (grounded[0], grounded[1]) if grounded is not None else _named_years(g)  # `their 2019
+    if found is None:  # level in 2023`: the two named years' lines
+        return None
+    axis, pair = found
     cut = len(g.qnorm) - len(normalise_text(after))
     said = {ln.index: compose.position(g, ln.label) if ln.label else 999 for ln in pair}
     ref = min(pair, key=lambda ln: (said[ln.index] < cut, said[ln.index]))  # first said after it
-    line = next(ln for ln in pair if ln is not ref)
+    return _count_beyond(g, way, axis, next(ln for ln in pair if ln is not ref), ref)
+
+
+def _named_years(g: Grounder) -> tuple[str, list[Line]] | None:
+    """The axis and best-grounded lines of the two years the question names, if one axis has both."""
+    dated = ((axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
+             for axis, lines in (("col", g.cols), ("row", g.rows)))
+    return next(((axis, lines) for axis, lines in dated if len(lines) == 2), None)
+
+
+def _count_beyond(g: Grounder, way: str, axis: str, line: Line, ref: Line) -> Plan | None:
+    """The members of the other axis than `axis` whose figure on `line` is beyond (`way`) their
+    figure on `ref`."""
     members = "row" if axis == "col" else "col"
     against = {label.id: value for value, label, _ in member_values(g, members, ref)}
     vals = [(value, label, node) for value, label, node in member_values(g, members, line)
@@ -715,6 +765,9 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                     headers_for(g, [fixed]), f"top{k}_{want}", 0.5,
                     f"top {k} by {want} over {len(vals)} {axis}s", col_headers=headers_for(g, [fixed]))
     (_, label, _), ties, gap = pick(vals, want, place)
+    named = {normalise_text(lab.text) for _, lab, _ in vals if g.mention(lab) >= 0.99}
+    if named == {normalise_text(label.text)} and is_period_label(label.text):  # `which loan segment …
+        return None  # in 2023` answered `2023`: the one period the question names is fixed, not ranked
     conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
     return Plan([label.text.strip()], [label.id],
                 headers_for(g, [fixed]), f"arg{want}", conf,

@@ -56,14 +56,16 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     question names (a change worded without percent, a percentage change, an average, a total) are
     right when the definition fits and every operand cell is: the probability is `composed` from the
     operand lookups' (asked as `Plan.parts`: `measures`, `arithmetic.span_parts`), taking the
-    definition as fitting. `compose=False` (those lookups themselves) keeps the model's.
+    definition as fitting, unless members are counted (`how many chapters saw exports decline`).
+    `compose=False` (those lookups themselves) keeps the model's.
     """
     candidates = candidate_plans(question, graph, headers, retriever)
     probs = confidence.probabilities([f for _, f in candidates])
     count = ops.count_condition(question)
     counted = count is not None and count.against in ("stated", "aggregate")  # `how many … below 10`
+    members = any(plan.operation == "count" and plan.answer for plan, _ in candidates)
     for i, (plan, feats) in enumerate(candidates):
-        if compose and plan.parts:
+        if compose and plan.parts and not members:  # members counted: arithmetic is not what is asked
             probs[i] = composed(plan, graph, headers, retriever)
         if plan.operation == "lookup" and (counted or any(feats[f"unmet_{kind}"] for kind in CAPPED_UNMET)):
             probs[i] = min(probs[i], UNMET_CAP)
