@@ -21,7 +21,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_defaults() -> None:
     s = Settings()
     assert (s.temperature, s.seed, s.max_steps, s.trace_init_k) == (0.0, None, 6, 8)
-    assert (s.context_token_budget, s.fast_path_confidence) == (6000, 0.93)
+    assert (s.context_token_budget, s.fast_path_confidence) == (6000, 0.9)
     assert not s.llm_configured
     assert s.model_for("THOUGHT") == "default"
 

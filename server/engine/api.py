@@ -4,7 +4,7 @@ Engines (`loop.AnswerEngine`): `llm` (the GraphOTTER loop, `loop.PolicyLoop`, ov
 with an OpenAI-compatible model), `offline` (no LLM calls, `offline_engine.OfflineEngine`), `auto` =
 `llm` when an LLM is configured (`Settings.llm_configured`), else `offline`. With an LLM configured,
 `auto` first runs the offline engine as a zero-call fast path and returns its result when its
-confidence is at least `settings.fast_path_confidence` (default 0.93); otherwise it runs the LLM.
+confidence is at least `settings.fast_path_confidence` (default 0.9); otherwise it runs the LLM.
 When the model fails (`error_code` set: unreachable, timeout, HTTP error, unusable replies), `auto`
 returns the offline result instead, with a `warnings` entry saying the model was not used.
 
