@@ -379,3 +379,84 @@ WHEAT = Table(text=[
 def test_an_average_over_a_span_of_years(table: Table, question: str, answer: str) -> None:
     plan, _ = run(table, question)
     assert (plan.operation, plan.answer) == ("average", [answer])
+
+
+ACCRUED = Table(text=[
+    ["", "September 28, 2024", "September 30, 2023"],
+    ["Accrued compensation and benefits", "58,417", "61,902"],
+    ["Customer rebates and allowances", "18,944", "16,308"],
+    ["Income taxes payable", "9,316", "12,048"],
+    ["Accrued interest", "3,268", "3,540"],
+    ["Other", "11,839", "10,624"],
+    ["Total accrued liabilities", "101,784", "104,422"],
+], title="Accrued liabilities consisted of the following (in thousands):")
+RATES = Table(text=[
+    ["Year", "Birth rate", "Death rate"],
+    ["2019", "10.1", "7.6"],
+    ["2020", "9.8", "8.2"],
+    ["2021", "9.9", "8.5"],
+    ["2022", "9.6", "8.1"],
+    ["2023", "9.4", "7.9"],
+], title="Crude rates per 1,000 population")
+OPENINGS = Table(text=[
+    ["Film", "Opening weekend (£)", "Total to date (£)"],
+    ["Small Hours", "2,217,839", "6,402,110"],
+    ["Iron Tide", "3,042,716", "8,911,204"],
+    ["The Glass Orchard", "1,204,990", "3,300,870"],
+    ["Northern Line", "3,517,002", "7,004,330"],
+])
+REVENUE = Table(text=[
+    ["Month", "Revenue budget", "Revenue actual"],
+    ["Jan", "410", "402"],
+    ["Feb", "415", "431"],
+    ["Mar", "430", "446"],
+    ["Apr", "440", "437"],
+], title="Monthly P&L, budget vs actual ($000)")
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # three words before the counted noun; the bound in millions of a table in thousands
+    (ACCRUED, "How many accrued liability line items (excluding the total) exceeded $10 million at "
+              "September 28, 2024?", "3"),
+    # a rate's `per 1,000` after the bound is the bound's, no rate asked
+    (RATES, "In how many years was the crude death rate above 8.0 per 1,000?", "3"),
+    (OPENINGS, "How many films opened with more than £3m?", "2"),
+    # `beat budget`: each month's actual against its budget
+    (REVENUE, "In how many months did actual revenue beat budget?", "2"),
+])
+def test_counts_of_members_against_bounds_and_lines(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert (plan.operation, plan.answer) == ("count", [answer])
+
+
+VARIANCE = Table(text=[
+    ["Department", "March", "", ""],
+    ["", "Budget", "Actual", "Variance"],
+    ["Operations", "", "", ""],
+    ["  Production", "1,300", "1,341", "(41)"],
+    ["  Quality Assurance", "190", "184", "6"],
+    ["  Total Operations", "1,490", "1,525", "(35)"],
+    ["Commercial", "", "", ""],
+    ["  Sales", "640", "661", "(21)"],
+    ["  Marketing", "380", "372", "8"],
+    ["  Total Commercial", "1,020", "1,033", "(13)"],
+], merges=[(0, 0, 1, 0), (0, 1, 0, 3)])
+SUPPORT = Table(text=[
+    ["Week", "Week starting", "Tickets opened", "First response time (hrs)"],
+    ["Week 14", "1-Apr-24", "1,184", "2.4"],
+    ["Week 15", "8-Apr-24", "1,326", "3.1"],
+    ["Week 16", "15-Apr-24", "1,207", "2.7"],
+    ["Week 17", "22-Apr-24", "1,142", "2.2"],
+    ["Week 22", "27-May-24", "1,301", "2.9"],
+])
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # an unfavourable variance is the most negative, over every section's members
+    (VARIANCE, "Which department had the largest unfavourable variance in March?", "Production"),
+    # `week 22` names `Week 22`, not the day of `22-Apr-24`
+    (SUPPORT, "How many tickets were opened in week 22?", "1,301"),
+])
+def test_variances_and_week_numbers(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert [a.strip() for a in plan.answer] == [answer]

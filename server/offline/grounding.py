@@ -332,6 +332,7 @@ class Grounder:
         self._match_year_ends(label_nodes)
         self._match_month_years(label_nodes)
         self._match_durations(label_nodes)
+        self._match_days(label_nodes)
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
         self._match_abbreviations(label_nodes)
@@ -486,6 +487,18 @@ class Grounder:
             for nid, n in label_nodes.items():
                 if number in self._match[nid] and not unit & set(label_tokens(n.text)):
                     self._match[nid] = {q: v for q, v in self._match[nid].items() if q != number}
+
+    def _match_days(self, label_nodes: dict[int, Node]) -> None:
+        """A date's day (`20-May-24`, `May 20, 2024`) is named by a number only beside its month: `in
+        week 20` names no `20-May-24`."""
+        for nid, n in label_nodes.items():
+            text = normalise_text(n.text)
+            day = _DAY_MONTH.match(text)
+            date = label_date(text)
+            month = _MONTHS.index(day.group(2)[:3]) + 1 if day else date[1] if date else None
+            if month is not None and month not in self.q_months:
+                said = day.group(1) if day else str(date[2]) if date else ""
+                self._match[nid] = {q: v for q, v in self._match[nid].items() if q != said}
 
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
@@ -1327,6 +1340,8 @@ _YEAR_END = re.compile(r"\b(?:end\s+of\s+(?:the\s+)?(?:(?:fiscal|calendar)\s+)?(
 """A year's end said in words (`at the end of 2023`, `year-end 2023`)."""
 
 
+_DAY_MONTH = re.compile(rf"^(\d{{1,2}})[-\s/.]({'|'.join(_MONTHS)})[a-z]*\.?(?:[-\s/.,]+'?\d{{2,4}})?$")
+"""A date shown day first (`20-May-24`, `3 Jan 2024`)."""
 _JOINED_DURATION = re.compile(r"\b(\d+)-(years?|months?|weeks?|days?|quarters?|hours?)\b(?!-old)")
 """A number joined to a unit of time (`12-month`, `2-year`; not an age: `11-year-olds`)."""
 _EARLIER_MONTH = re.compile(

@@ -284,14 +284,14 @@ _MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-
 _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:in\s+)?how\s+many\s+"
                     r"(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major)\s+)?"
-                    rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER})?)\s+)??"
+                    rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}})\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `how many of the listed countries`, `In 2022, how many
 stations`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
-commercial lending sectors`, `how many sales reps`, `how many master's entry cohorts`) the last plural
-is the head noun."""
+commercial lending sectors`, `how many sales reps`, `how many master's entry cohorts`, `how many
+accrued liability line items`) the last plural is the head noun."""
 _COUNT_FIRST = re.compile(
     r"^\s*(?:of|among)\s+(?:the|these|those|all)\s+(?:(?:\d+|[a-z]+)\s+)??(?:(?:listed|selected|major)\s+)?"
     rf"(?:(?P<modifier>{_MODIFIER})\s+)?{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?"
@@ -305,7 +305,10 @@ _FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
 asked, not a count."""
 _STATED_BOUND = re.compile(
     r"\b(above|over|more\s+than|greater\s+than|higher\s+than|exceed(?:ed|s|ing)?|below|under|less\s+than|"
-    r"lower\s+than|fewer\s+than)\s+\$?(-?\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|trillion|bn|mn)\b)?")
+    r"lower\s+than|fewer\s+than)\s+(?:[$€£¥]\s*)?(-?\d[\d,]*(?:\.\d+)?)"
+    r"(?:\s*(thousand|million|billion|trillion|bn|mn|k|m)\b)?")
+_BOUND_SCALES = {**SCALES, "m": "million"}
+"""A bound's scale word or letter (`more than £3m`)."""
 _OR_BEYOND = re.compile(r"(?<![\d.])\$?(-?\d[\d,]*(?:\.\d+)?)\s*(?:percent|%)?\s+or\s+"
                         r"(higher|more|above|greater|over|lower|less|below|fewer|under)\b")
 """`3.8 percent or higher`, `100 or more`: a bound the members may equal."""
@@ -319,10 +322,12 @@ SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
 _LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\b"
                          r"[^?]*?\bthan\s+(?!\$?-?\d)"
-                         r"|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b")
+                         r"|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b"
+                         r"|\b(beat|surpass(?:ed|es)?)\s+(?!\$?-?\d)")
 """A member's figure against its own figure on another line (`than the male one`, `a lower assessed
-value on the 2024 roll than on the 2023 roll`, `their revised budget`); the words after it name that
-line (`Count.reference`)."""
+value on the 2024 roll than on the 2023 roll`, `their revised budget`, `beat budget`); the words after
+it name that line (`Count.reference`)."""
+_IN_HOW_MANY = re.compile(r"^\s*in\s+how\s+many\b")
 _THAN_EARLIER = re.compile(
     r"\b(more|higher|greater|larger|bigger|lower|less|fewer|smaller)\b[^?]*?\bthan\s+(?:"
     r"(?:a|one|the)\s+(?:year|quarter|month)\s+(?:earlier|before|ago|previously)"
@@ -367,7 +372,8 @@ def count_condition(question: str) -> Count | None:
         return None
     if m := _STATED_BOUND.search(q):
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated",
-                     scale=SCALES.get(m.group(3) or "", ""), percent=bool(_PERCENT_NEXT.match(q, m.end())))
+                     scale=_BOUND_SCALES.get(m.group(3) or "", ""),
+                     percent=bool(_PERCENT_NEXT.match(q, m.end())))
     if m := _AT_LEAST.search(q):  # `at least 19.0 years`: the bound is met too
         return Count(noun, "above" if m.group(1) == "least" else "below", float(m.group(2).replace(",", "")),
                      "stated", inclusive=True, percent=bool(_PERCENT_NEXT.match(q, m.end())))
@@ -381,9 +387,10 @@ def count_condition(question: str) -> Count | None:
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
     if m := _THAN_EARLIER.search(q):  # `had fewer jobs in September 2024 than a year earlier`
         return Count(noun, _side(m.group(1)), 0.0, "change")
-    if (m := _LINE_BOUND.search(q)) and noun not in MEASURES:  # `female stays longer than the male one`:
-        # against that line (`how many minutes … more than women` asks a difference)
-        return Count(noun, _side(m.group(1) or m.group(2)), 0.0, "line", q[m.end():])
+    if (m := _LINE_BOUND.search(q)) and (noun not in MEASURES or _IN_HOW_MANY.match(q)):  # `female stays
+        # longer than the male one`: against that line (`how many minutes … more than women` asks a
+        # difference; `in how many months … beat budget` counts months)
+        return Count(noun, _side(m.group(1) or m.group(2) or m.group(3)), 0.0, "line", q[m.end():])
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
@@ -407,8 +414,11 @@ def counted_noun(question: str) -> str | None:
     `how many million dollars`, nor a rate or change's size: `how many homicides per 100,000`)."""
     q = question.lower()
     counted = _COUNT.match(q) or _COUNT_FIRST.match(q)
+    figure, bound = _FIGURE_ASKED.search(q), _STATED_BOUND.search(q)  # `above 8.0 per 1,000`: the
+    if figure and bound and bound.end() <= figure.start():  # bound's rate, no rate asked
+        figure = None
     if counted is None or {counted.group(2), *(counted.group("modifier") or "").split()} & {
-            *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or _FIGURE_ASKED.search(q):
+            *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or figure:
         return None  # `how many thousand students`: a figure in thousands
     return counted.group(3) or counted.group(2)
 

@@ -776,8 +776,9 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
-_SHORTFALL = re.compile(r"\b(?:outflows?|deficits?|loss(?:es)?|shortfalls?)\b")
-"""What signed net figures show below zero: the largest of it is the most negative."""
+_SHORTFALL = re.compile(r"\b(?:outflows?|deficits?|loss(?:es)?|shortfalls?|unfavou?rable|adverse)\b")
+"""What signed net figures show below zero: the largest of it is the most negative (`the largest
+unfavourable variance`)."""
 
 
 def pick(vals: list[Ranked], want: str, place: int) -> tuple[Ranked, int, float]:
