@@ -492,13 +492,9 @@ class Grounder:
         """A date's day (`20-May-24`, `May 20, 2024`) is named by a number only beside its month: `in
         week 20` names no `20-May-24`."""
         for nid, n in label_nodes.items():
-            text = normalise_text(n.text)
-            day = _DAY_MONTH.match(text)
-            date = label_date(text)
-            month = _MONTHS.index(day.group(2)[:3]) + 1 if day else date[1] if date else None
-            if month is not None and month not in self.q_months:
-                said = day.group(1) if day else str(date[2]) if date else ""
-                self._match[nid] = {q: v for q, v in self._match[nid].items() if q != said}
+            dated = _day_and_month(normalise_text(n.text))
+            if dated is not None and dated[1] not in self.q_months:
+                self._match[nid] = {q: v for q, v in self._match[nid].items() if q != str(dated[0])}
 
     def _match_other_names(self, label_nodes: dict[int, Node]) -> None:
         """A line the question names by another name a statement gives it (`capital expenditures` for
@@ -1342,6 +1338,14 @@ _YEAR_END = re.compile(r"\b(?:end\s+of\s+(?:the\s+)?(?:(?:fiscal|calendar)\s+)?(
 
 _DAY_MONTH = re.compile(rf"^(\d{{1,2}})[-\s/.]({'|'.join(_MONTHS)})[a-z]*\.?(?:[-\s/.,]+'?\d{{2,4}})?$")
 """A date shown day first (`20-May-24`, `3 Jan 2024`)."""
+
+
+def _day_and_month(text: str) -> tuple[int, int] | None:
+    """The day and month of a date label (`20-may-24`, `may 20, 2024`), else None."""
+    if m := _DAY_MONTH.match(text):
+        return int(m.group(1)), _MONTHS.index(m.group(2)[:3]) + 1
+    date = label_date(text)
+    return None if date is None else (date[2], date[1])
 _JOINED_DURATION = re.compile(r"\b(\d+)-(years?|months?|weeks?|days?|quarters?|hours?)\b(?!-old)")
 """A number joined to a unit of time (`12-month`, `2-year`; not an age: `11-year-olds`)."""
 _EARLIER_MONTH = re.compile(

@@ -322,8 +322,8 @@ SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
 _LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\b"
                          r"[^?]*?\bthan\s+(?!\$?-?\d)"
-                         r"|\b(surpass(?:ed|es)?|exceed(?:ed|s)?|above|below|beat)\s+(?:their|its)\b"
-                         r"|\b(beat|surpass(?:ed|es)?)\s+(?!\$?-?\d)")
+                         r"|\b(surpass(?:ed|es)?|beat)\s+(?!\$?-?\d)"
+                         r"|\b(exceed(?:ed|s)?|above|below)\s+(?:their|its)\b")
 """A member's figure against its own figure on another line (`than the male one`, `a lower assessed
 value on the 2024 roll than on the 2023 roll`, `their revised budget`, `beat budget`); the words after
 it name that line (`Count.reference`)."""
