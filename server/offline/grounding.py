@@ -455,6 +455,8 @@ class Grounder:
         the month it names: `in Dec 2023 compared with a year earlier` is explained by `Dec 2022`,
         `month-over-month … in December 2023` by `Nov 2023`."""
         named = {label_month(m.group(0)) for m in _MONTH_YEAR.finditer(self.qnorm)}
+        if not named:
+            return
         for nid, n in label_nodes.items():
             shown = label_month(n.text)
             if shown is not None and shown[1] is not None and shown not in named and any(
@@ -492,6 +494,8 @@ class Grounder:
         """A date's day (`20-May-24`, `May 20, 2024`) is named by a number only beside its month: `in
         week 20` names no `20-May-24`."""
         for nid, n in label_nodes.items():
+            if not any(q.isdigit() for q in self._match[nid]):
+                continue  # only a label a number matches is read as a date
             dated = _day_and_month(normalise_text(n.text))
             if dated is not None and dated[1] not in self.q_months:
                 self._match[nid] = {q: v for q, v in self._match[nid].items() if q != str(dated[0])}
