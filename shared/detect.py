@@ -410,23 +410,28 @@ def block_text(table: Table, block: Block) -> str:
 
 
 def _words(text: str) -> set[str]:
-    """The text's word stems (`completions` names `Housing units completed`)."""
-    return {stem(w) for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
+    """The text's word stems (`completions` names `Housing units completed`), a noun in `-ment`
+    also as its verb (`payments` is named by `pay`)."""
+    out = {stem(w) for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
+    return out | {st[:-4] for st in out if st.endswith("ment") and len(st) >= 7}
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
     """The block sharing the most question words in its own text: its cells and, when every block
     has caption lines of its own, the ones right above it (`B. Lift revenue`, not the sheet's title
     over the first block; a title over the first of two segment tables, the second headed by its
-    `Operating income (loss)` cell, is the sheet's); then in all its text (ties: the larger block,
-    then the upper one)."""
+    `Operating income (loss)` cell, is the sheet's); then in its own caption alone (`… for the
+    fiscal year ended June 30, 2023:` over a roll-forward whose lines name 2023 too); then in all
+    its text (ties: the larger block, then the upper one)."""
     asked = _words(question)
     captioned = all(_own_caption(b) for b in blocks)
 
-    def score(b: Block) -> tuple[int, int, int, int]:
-        own = replace(b, caption_rows=_own_caption(b) if captioned else ())
-        return (len(asked & _words(block_text(table, own))), len(asked & _words(block_text(table, b))),
-                b.cells, -b.r0)
+    def score(b: Block) -> tuple[int, int, int, int, int]:
+        caption = _own_caption(b) if captioned else ()
+        own = replace(b, caption_rows=caption)
+        return (len(asked & _words(block_text(table, own))),
+                len(asked & _words(" ".join(_line_text(table, r, b.lines) for r in caption))),
+                len(asked & _words(block_text(table, b))), b.cells, -b.r0)
 
     return max(blocks, key=score)
 

@@ -41,7 +41,7 @@ _NUM = (
     rf"{EXPONENT}?"  # 1.23E+05
 )
 _BODY_RE = re.compile(
-    rf"(?P<s1>[+-])?\s*(?P<c1>{CURRENCY})?\s*(?P<s2>[+-])?\s*(?P<num>{_NUM})"
+    rf"(?P<s1>[+-])?\s*(?P<c1>{CURRENCY})?\s*(?P<s2>[+-])?\s*(?P<num>{_NUM})(?:(?<=[\d.])[x×])?"
     rf"\s*(?P<pct>%)?\s*(?P<c2>{CURRENCY})?",
     re.IGNORECASE,
 )
@@ -93,6 +93,7 @@ def parse_number_info(text: str | float | None) -> NumberInfo | None:
     * one currency symbol or code, before or after the number, before or after the sign
       (``$5``, ``-$5``, ``$-5``, ``€ 1.5``, ``5 €``, ``US$5``, ``USD 5``);
     * a ``%`` after the number sets ``is_percent`` but does not divide: ``24.5%`` → 24.5;
+    * a multiple's ``x`` right after the digits is dropped (``5.11x``, ``2.5×`` → 5.11, 2.5);
     * digits: plain (``2017``, ``.5``, ``5.``), comma thousands in groups of exactly three
       (``1,234.5``; ``1,23`` → None), space thousands only in groups of exactly three
       (``1 234 567``), optional exponent (``1.23E+05``). European ``1.234,56`` → None.

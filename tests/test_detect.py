@@ -460,3 +460,36 @@ def test_a_caption_names_its_table_by_any_form_of_a_word() -> None:
     """`completions` names the table captioned `Housing units completed`, not the first one."""
     table = locate(STARTS_AND_COMPLETIONS, "Midwest completions in Q2 2022?")
     assert table.text[-1][2] == "39.8"
+
+
+def test_a_year_in_one_stacked_caption_picks_its_roll_forward() -> None:
+    """Two roll-forwards whose lines both name June 30, 2023: the caption of the one for the fiscal
+    year 2023 decides; `pay out` names the `payments` block."""
+    endowment = Table(text=[
+        ["Changes in endowment net assets for the fiscal year ended June 30, 2024:", "", ""],
+        ["", "Without donor restrictions", "Total"],
+        ["Endowment net assets, June 30, 2023", "20,533", "87,911"],
+        ["Appropriation of endowment assets for expenditure", "(842)", "(3,167)"],
+        ["Endowment net assets, June 30, 2024", "21,201", "93,575"],
+        ["", "", ""],
+        ["Changes in endowment net assets for the fiscal year ended June 30, 2023:", "", ""],
+        ["", "Without donor restrictions", "Total"],
+        ["Endowment net assets, June 30, 2022", "18,240", "82,270"],
+        ["Appropriation of endowment assets for expenditure", "(805)", "(3,015)"],
+        ["Endowment net assets, June 30, 2023", "20,533", "87,911"],
+    ])  # fmt: skip
+    question = "What was the appropriation of endowment assets for expenditure in fiscal 2023?"
+    found = locate(endowment, question)
+    assert found.text[-1] == ["Endowment net assets, June 30, 2023", "20,533", "87,911"]
+    balance = Table(text=[
+        ["Current account receipts", "", ""],
+        ["Components", "2022", "2023"],
+        ["Travel", "24,188", "30,476"],
+        ["Transportation", "25,402", "24,918"],
+        ["", "", ""],
+        ["Current account payments", "", ""],
+        ["Components", "2022", "2023"],
+        ["Travel", "36,512", "44,715"],
+        ["Transportation", "38,840", "36,215"],
+    ])  # fmt: skip
+    assert locate(balance, "How much did Canada pay out for travel in 2023?").text[-2][2] == "44,715"
