@@ -38,7 +38,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
-from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, value_cell
+from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, on_line, value_cell
 from celltrace.server.offline.lookup import listed_items
 from celltrace.server.offline.ranking import ground_option, names_members
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
@@ -171,6 +171,11 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         if plan is not None:
             return plan
     for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        ranged = label_range(g, lines) if op in ("sum", "average") else []
+        if ranged:  # `G6 through G10`: the grades between too
+            plan = _composable(g, op, axis, ranged, _across(g, op, other))
+            if plan is not None:
+                return plan
         mentioned = _mentioned_lines(g, lines)
         grouped = _in_every_group(g, lines) if op == "sum" and len(mentioned) < 2 else None
         if grouped is not None:
@@ -216,7 +221,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             chosen = [ln for ln in chosen  # nor a subtotal beside its own parts (`Subtotal, income
                       if not (ln.label and set(label_tokens(ln.label.text)) <= AGGREGATE_STEMS)  # taxes`)
                       and not (is_aggregate(ln) and len(ln.path) > 1 and any(  # in one section
-                          _siblings(o, ln) and not is_aggregate(o) for o in chosen))]
+                          _siblings(o, ln) and not is_aggregate(o) for o in chosen))
+                      and not any(ln.label is not None and ln.label in o.path[:-1] for o in chosen)]
+            # nor a parent line over the parts summed (`Investment income` over `Direct investment`)
             if len(chosen) < 2:
                 continue
         if op in ("average", "sum") and len(chosen) == 2 and said_span(g.q):
@@ -962,6 +969,47 @@ def _years_between(lines: list[Line], a: Line, b: Line) -> list[Line]:
             and ln.label is not None and is_period_label(ln.label.text) and not is_aggregate(ln)]
 
 
+_RANGE_WORD = re.compile(r"\s(?:through|thru|to)\s|[-–]")
+
+
+def label_range(g: Grounder, lines: list[Line]) -> list[Line]:
+    """Two sibling lines of `lines` the question names as a range's ends by a whole label of each
+    (`grades G6 through G10`, `G15 to G18`, `Tier 1–Tier 3`) → every line from one to the other
+    under the same parent labels, totals left out; none unless three lines at least (two are a
+    pair) and no change or ratio is asked (`from A to B`, `A to B ratio`). Period labels have their
+    own span (`_years_between`)."""
+    if not _RANGE_WORD.search(g.qnorm) or ops.has_phrase(g.q, ops.CHANGE_WORDS) or ops.has_phrase(
+            g.q, ops.RATIO_PHRASES):
+        return []
+    said: dict[str, Line] = {}  # a label said whole → the line it sits on (a record's: `G6 | Analyst`)
+    for ln in lines:
+        for n in ln.path:
+            text = normalise_text(n.text).strip()
+            if on_line(ln, n) and text and text not in said and not is_period_label(text) and re.search(
+                    rf"(?<![\w-]){re.escape(text)}(?![\w-])", g.qnorm):
+                said[text] = ln
+    for a, first in said.items():
+        for b, last in said.items():
+            ends = rf"(?<![\w-]){re.escape(a)}\s*(?:{_RANGE_WORD.pattern})\s*{re.escape(b)}(?![\w-])"
+            if first.index != last.index and _sections(first) == _sections(last) and re.search(ends, g.qnorm):
+                lo, hi = sorted((first.index, last.index))
+                members = [ln for ln in lines if lo <= ln.index <= hi and _sections(ln) == _sections(first)
+                           and ln.label is not None and not is_aggregate(ln)]
+                if len(members) >= 3:
+                    return members
+    return []
+
+
+def _sections(line: Line) -> tuple[int, ...]:
+    """The labels above the line (its sections), not those on it (a record's `G6 | Analyst`)."""
+    return tuple(n.id for n in line.path if not on_line(line, n))
+
+
+def names_label_range(g: Grounder) -> bool:
+    """The question names a range of sibling lines by its ends (`label_range`)."""
+    return any(label_range(g, lines) for lines in (g.rows, g.cols))
+
+
 def _from_to(q: str) -> bool:
     """`… from A to B` / `between A and B` / `2013-2015` with change wording: the later value comes
     first (B − A)."""
@@ -1072,13 +1120,16 @@ _IN_TOTAL = re.compile(rf"\s*{_FISCAL}\d{{4}}\s+in\s+total\W*")
 
 def joined(g: Grounder) -> bool:
     """An explicit aggregate over listed items: `sum`/`combined`/`altogether` (unless a label holds
-    the word: `Combined ratio`), or `total`, `together`, `totally` with an `and` that lists (not one
-    inside a label the question quotes: `total enrolment in health and related fields`)."""
+    the word: `Combined ratio`), `plus` (unless inside a label the question quotes), or `total`,
+    `together`, `totally` with an `and` that lists (not one inside a label the question quotes:
+    `total enrolment in health and related fields`)."""
     labels = {normalise_text(n.text) for ln in g.rows + g.cols for n in ln.path}
     named = {w for text in labels for w in ops.words(text)}
     w = set(ops.words(g.q))
     if w & {"sum", "combined", "altogether"} - named:
         return True
+    if "plus" in w and not any("plus" in ops.words(text) and phrase_spans(g.qnorm, text) for text in labels):
+        return True  # `Fiber 1 Gig plus Fiber 500` beside `Unlimited Plus`
     listing = g.qnorm
     for text in labels:
         if " and " in text and phrase_spans(listing, text):

@@ -336,6 +336,7 @@ class Grounder:
         self._named_otherwise: set[int] = set()
         self._match_other_names(label_nodes)
         self._match_abbreviations(label_nodes)
+        self._match_spelled_out(label_nodes)
         self._match_totals_named()
         self.polar = polar_positions(question, [n.text for n in label_nodes.values()])
         """Where the question names a yes/no line (`polarity`)."""
@@ -532,6 +533,23 @@ class Grounder:
             said = {q: v for q, v in self._match[nid].items() if v >= 1.0}  # `RN` said as `RN`
             self._match[nid] = {**match_words(long, self.qwords), **said}
             if phrase_spans(self.qnorm, normalise_text(long)):
+                self._named_otherwise.add(nid)
+
+    def _match_spelled_out(self, label_nodes: dict[int, Node]) -> None:
+        """A label written as initials (`YTD`, `YoY`, `EPS`) the question spells out in consecutive
+        words (`year to date`, `year-over-year`, `earnings per share`) matches their words and
+        counts as mentioned whole."""
+        said = re.findall(r"[a-z]+", self.qnorm)
+        initials = "".join(w[0] for w in said)
+        raws = {raw for raw, _ in self.qwords}
+        for nid, n in label_nodes.items():
+            text = n.text.strip()
+            if not _INITIALS.fullmatch(text) or (start := initials.find(text.lower())) < 0:
+                continue
+            spelled = said[start : start + len(text)]
+            stems = {st: 1.0 for raw, st in self.qwords if raw in spelled}
+            if sum(w in raws for w in spelled) >= 2:  # not `in total` for `IT`
+                self._also_match(nid, stems)
                 self._named_otherwise.add(nid)
 
     def _keyed_words(self, label_nodes: dict[int, Node], corners: dict[int, Node]) -> None:
@@ -1010,10 +1028,21 @@ class Grounder:
                            and t in self._raw_words), None)  # `4f` quoted names its line, not `4-F`
             own = quoted or own
             code = EXACT_BONUS * (quoted is not None)
+            named = 0.0 if self._said_in_parent(own, line) else self.mention(own, known)
             bonus = self._bonuses[key] = (
-                0.3 * self.mention(own, known) + 0.05 * parents + exact - rest - precision + whole_year
+                0.3 * named + 0.05 * parents + exact - rest - precision + whole_year
                 - interim + change + measure + code)
         return bonus
+
+    def _said_in_parent(self, own: Node, line: Line) -> bool:
+        """The question says a parent label whole, and with it every word of the line's own label,
+        which it does not say itself: `Go-to-Market` names that section (its `Total Go-to-Market`),
+        not its `Marketing` line."""
+        mine = set(label_tokens(own.text))
+        text = normalise_text(own.text).strip()
+        return bool(mine) and not phrase_spans(self.qnorm, text) and any(
+            n is not own and mine <= set(label_tokens(n.text))
+            and phrase_spans(self.qnorm, normalise_text(n.text)) for n in line.path)
 
     def _other_span(self, line: Line) -> bool:
         """The line gives a change over a span of months (`Jun 2024 / May 2024`) other than the one
@@ -1237,7 +1266,7 @@ _RATIO_LABEL = re.compile(r"([a-z][a-z&'\s]*?)\s*(?:\bto\b|-to-)\s*([a-z][a-z&'\
 _ASKS_RATIO = re.compile(r"\b(?:ratios?|rates?|percent(?:age)?s?|shares?|coverage|per|times)\b|%")
 _ASKED_YEAR_QUARTER = re.compile(
     r"\b((?:19|20)\d\d)\s*:?\s*q([1-4])\b|\bq([1-4])\s*((?:19|20)\d\d)\b"
-    r"|\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?((?:19|20)\d\d)\b")
+    r"|\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+quarter\s+(?:of\s+)?((?:19|20)\d\d)\b")
 _LABEL_YEAR_QUARTER = re.compile(
     r"^((?:19|20)\d\d)\s*[:/-]?\s*q([1-4])$|^q([1-4])\s*[:/-]?\s*((?:19|20)\d\d)$")
 
@@ -1373,8 +1402,8 @@ def label_date(text: str) -> tuple[str, int, int] | None:
 
 _INTERIM = re.compile(rf"\b(three|3|six|6|nine|9) months? ended ({'|'.join(_MONTH_WORDS)})\b")
 _QUARTER_END = {3: 1, 6: 2, 9: 3, 12: 4}
-_ASKED_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th) quarter)\b")
-_ASKED_HALF = re.compile(r"\b(?:h1|first half|first six months)\b")
+_ASKED_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]quarter)\b")
+_ASKED_HALF = re.compile(r"\b(?:h1|first[\s-]half|first six months)\b")
 _ASKED_NINE = re.compile(r"\bfirst nine months\b")
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
@@ -1472,6 +1501,10 @@ def _closing_total(path: list[Node], above: list[Node], r: int) -> list[Node]:
         return path
     group = above[0]
     return [group, *path] if group.r1 == r - 1 and group.r1 > group.r0 else path
+
+
+_INITIALS = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Z][A-Za-z]{2,4}")
+"""A label written as initials: three to five letters, two capitals at least (`YTD`, `YoY`, `EPS`)."""
 
 
 def ranked_cells(g: Grounder) -> list[tuple[float, Line, Line]]:

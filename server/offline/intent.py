@@ -27,6 +27,7 @@ from celltrace.server.offline.arithmetic import (
     best_cell_names,
     joined,
     labels_hold,
+    names_label_range,
     percentages,
     said_span,
     solve_classes,
@@ -115,9 +116,10 @@ def candidates(g: Grounder) -> list[Plan]:
             (g.spans_years or EVERY_PERIOD.search(g.qnorm)) and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm)
                   and not (g.spans_years and said_span(q)))  # `average … over 2021–2023`
-         and not names_change),
+         and not names_change and not ops.asks_extreme_value(q)),  # `the cheapest average price`
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
-         or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm))),
+         or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm)) or names_label_range(g)
+         or _counted_over_every_period(g)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -224,6 +226,18 @@ def _lookup_is_a_count(g: Grounder) -> bool:
 
 _ADD_UP = re.compile(r"\badd(?:s|ed|ing)?\s+up\b")
 """`Add up retail trade vacancies over all four quarters`: a sum asked in a verb."""
+
+
+def _counted_over_every_period(g: Grounder) -> bool:
+    """`how many people did Engineering hire across all four quarters of 2024`: an amount over
+    every period said, which adds them up (an average says so: `average`, `per year`)."""
+    return bool(EVERY_PERIOD.search(g.qnorm) and _HOW_MANY.search(g.qnorm)) and not ops.has_phrase(
+        g.q, tuple(ops.AVERAGE_WORDS))
+
+
+_HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
+
+
 _CHG = re.compile(r"\bchg\b")
 """`% chg`: a change, abbreviated."""
 

@@ -228,7 +228,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
             out[st] = 1.0
             continue
         if any(_derived(st, ls) or _derived(ls, st) for ls in lstems) or any(
-                raw in (lr + "ment", lr + "ments") for lr in lraw):  # `disagreement` ~ `Disagree`
+                raw in (lr + "ment", lr + "ments") or lr in (raw + "ment", raw + "ments")
+                for lr in lraw):  # `disagreement` ~ `Disagree`, `pay` ~ `Payments`
             out[st] = 0.8
             continue
         if not _is_unit(raw) and any(((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS)

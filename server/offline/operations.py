@@ -158,12 +158,14 @@ LARGEST_DECREASE = re.compile(
 """`the largest decrease(s)`, `the largest employment decline`, `prices fell the most`, `the largest
 negative variance`: the most negative change, a minimum over signed changes (`the largest net loss` is
 the largest loss)."""
-_PACE = r"(fastest|faster|quickest|slowest|slower)"
-_PACED_GROWTH = re.compile(rf"\b{_PACE}[- ]+(?:[a-z]+\s+){{0,2}}?(?:growth|growing|increase|rise|rising|gain)"
-                           rf"|\b(?:grew|grown|grows|growing|increased|rose|risen|gained)\s+(?:the\s+)?{_PACE}\b")
-"""`the fastest population growth`, `fastest-growing`, `the slowest increase`, `grew the fastest`: a
-pace of growth ranks the changes; `fast`/`slow` alone say nothing of the direction (`the fastest
-time` is the lowest)."""
+_PACE = r"(fastest|faster|quickest|slowest|slower|most\s+quickly|most\s+slowly)"
+_PACED_GROWTH = re.compile(rf"\b{_PACE}[- ]+(?:[a-z]+\s+){{0,2}}?"
+                           r"(?:growth|growing|increase|rise|rising|gain|turn\w*)"
+                           r"|\b(?:grew|grown|grows|growing|increased|rose|risen|gained|turned|turns|turn)\s+"
+                           rf"(?:(?!than\b)[a-z]+\s+){{0,2}}?(?:the\s+)?{_PACE}\b")
+"""`the fastest population growth`, `fastest-growing`, `the slowest increase`, `grew the fastest`,
+`turned its inventory most slowly`: a pace of growth or turnover ranks the rates; `fast`/`slow`
+alone say nothing of the direction (`the fastest time` is the lowest)."""
 _PACED_TIME = re.compile(r"\b(slowest|slower|fastest|faster|quickest|quicker)\b(?:\s+[\w-]+){0,4}?\s+"
                          r"(?:times?|durations?|minutes|hours|days|seconds)\b")
 """`the slowest average response time`, `the fastest delivery time`: a time, the slowest the longest."""
@@ -191,7 +193,8 @@ def direction(question: str) -> Literal["max", "min"] | None:
         return "min"
     paced = _PACED_GROWTH.search(question.lower())  # `the fastest population growth`; not `the fastest
     if paced:  # time`, which is the lowest
-        return "max" if (paced.group(1) or paced.group(2)) in ("fastest", "faster", "quickest") else "min"
+        pace = paced.group(1) or paced.group(2)
+        return "max" if pace.startswith(("fast", "quick", "most quickly")) else "min"
     timed = _PACED_TIME.search(question.lower())  # `which … the slowest response time`: the longest
     if timed and asks_label(question):  # (`list the fastest time` asks the time itself)
         return "max" if timed.group(1).startswith("slow") else "min"
@@ -281,13 +284,13 @@ def asks_union(question: str) -> bool:
 
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
 _MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+(?:['’]s)?"
-_COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:in\s+)?how\s+many\s+"
-                    r"(?:of\s+(?:the|these|those)\s+)?"
-                    r"(?:(?:listed|selected|major)\s+)?"
+_COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
+                    r"how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
+                    r"(?:(?:listed|selected|major|individual)\s+)?"
                     rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}})\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
-"""`how many provinces`, `in how many years`, `how many of the listed countries`, `In 2022, how many
-stations`: members counted (a
+"""`how many provinces`, `in how many years`, `with how many of the individual countries`, `In
+2022, how many stations`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
 commercial lending sectors`, `how many sales reps`, `how many master's entry cohorts`, `how many
@@ -334,8 +337,9 @@ _THAN_EARLIER = re.compile(
     r"|(?:in\s+)?(?:the\s+)?(?:previous|prior|preceding|last)\s+(?:year|quarter|month|period)"
     r"|(?:a\s+)?year\s+ago)\b")
 """Each member's figure against its own a period earlier (`fewer jobs … than a year earlier`)."""
-_SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+)?(surplus|profit|deficit|loss)\b")
-"""A figure's sign said as a result (`a trade surplus`, `an operating loss`; not `hearing loss`)."""
+_SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+){0,2}(surplus|profit|deficit|loss)\b")
+"""A figure's sign said as a result (`a trade surplus`, `a merchandise trade surplus`, `an operating
+loss`; not `hearing loss`)."""
 _SIGNED_WORD = re.compile(r"\b(?:had|have|has|with|showed|show|posted|reported|recorded|saw)\s+(?:an?\s+)?"
                           r"(negative|positive)\b")
 """A figure's sign said outright (`had negative comparable sales`)."""
@@ -537,9 +541,9 @@ def amount_before_name(question: str) -> bool:
 
 EXTREME_VALUE = re.compile(
     r"^\s*(?:in\s+\w+\s*,\s*)?what(?:'s|\s+(?:is|was|were|are))?\s+(?:the\s+)?(?:single\s+)?"
-    r"(?:highest|lowest|largest|smallest|greatest|biggest|maximum|minimum|max|min)\b")
-"""`what was the highest unemployment rate …`, `what is the lowest vacancy rate`: the extreme figure
-itself, not the member holding it."""
+    r"(?:highest|lowest|largest|smallest|greatest|biggest|maximum|minimum|max|min|cheapest|priciest)\b")
+"""`what was the highest unemployment rate …`, `what is the lowest vacancy rate`, `what was the
+cheapest average price per gallon`: the extreme figure itself, not the member holding it."""
 
 
 def asks_extreme_value(question: str) -> bool:

@@ -266,7 +266,8 @@ def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
     return out
 
 
-_SINCE = re.compile(r"\b(since|after|from)\s+((?:19|20)\d\d)\b(?:\s+(?:to|through|and)\s+((?:19|20)\d\d)\b)?")
+_SINCE = re.compile(
+    r"\b(since|after|from|between)\s+((?:19|20)\d\d)\b(?:\s+(?:to|through|and)\s+((?:19|20)\d\d)\b)?")
 _BEFORE = re.compile(r"\b(?:before|until|till|prior to)\s+((?:19|20)\d\d)\b")
 
 
@@ -284,6 +285,17 @@ def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
     lo = int(since.group(2)) + (since.group(1) == "after") if since else 0
     hi = int(since.group(3)) if since and since.group(3) else int(before.group(1)) - 1 if before else 9999
     kept = [v for v in vals if not is_year_text(v[1].text) or lo <= int(YEAR.findall(v[1].text)[0]) <= hi]
+    return kept if len(kept) >= 2 else vals
+
+
+def _of_the_asked_year(g: Grounder, vals: list[Ranked]) -> list[Ranked]:
+    """Dated members (`Jan 2024`, `2024 Q3`) of the one year the question names (`which month of
+    2024`) when members of other years are ranked beside them; every member when fewer than two
+    remain."""
+    years = [label_year(v[1].text) for v in vals]
+    if len(g.q_years) != 1 or not all(years) or len(set(years)) < 2:
+        return vals
+    kept = [v for v, year in zip(vals, years, strict=True) if year in g.q_years]
     return kept if len(kept) >= 2 else vals
 
 
@@ -448,7 +460,7 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
         num = g.number(node)
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
-    vals = _within_asked_years(g.qnorm, vals)
+    vals = _of_the_asked_year(g, _within_asked_years(g.qnorm, vals))
     left_out = _LEFT_OUT.search(g.qnorm)
     if left_out:  # `not counting other expenses and the total`: members the question leaves out
         said = set(label_tokens(left_out.group(1)))
@@ -546,7 +558,9 @@ def solve_extreme(g: Grounder) -> Plan | None:
     highest inflation rate in 2021` ranks neither the years nor the measures)."""
     axis, fixed = _pick_side(g)
     vals = member_values(g, axis, fixed)
-    if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER for _, label, _ in vals):
+    bounded = _SINCE.search(g.qnorm) or _BEFORE.search(g.qnorm)  # `between 2015 and 2017` bounds
+    if len(vals) < 2 or any(g.mention(label) >= NAMED_MEMBER and not (bounded and is_year_text(label.text))
+                            for _, label, _ in vals):  # the years ranked, naming none of them
         return None  # `the largest increase … reported in Moncton` names its member: a lookup
     want = ops.direction(g.q) or "max"
     (_, label, node), ties, gap = pick(vals, want, 1)
@@ -627,9 +641,11 @@ def solve_count(g: Grounder) -> Plan | None:
              if not (g.matched(label) and set(g.matched(label)) <= measure_words)
              and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft
              and normalise_text(label.text).strip() not in ends]
-    if sum(noun in label_words(label.text) for _, label, _ in vals) == 1:
+    if sum(noun in label_words(label.text) for _, label, _ in vals) == 1 and not (
+            stem and names_members(g, axis, g.rows if axis == "row" else g.cols, stem)):
         return None  # `how many employees were added`: the line `Full-time equivalent employees` (not
-        # `how many regions …` beside `Capital Region`)
+        # `how many regions …` beside `Capital Region`, nor `how many industries` over `Information
+        # and cultural industries` under `Industry classification`)
     if len(vals) < 2 or named:
         return None  # `how many jobs were lost in manufacturing` asks of one member (a paraphrase
         # match is no naming: `countries` is near `France`)
@@ -751,6 +767,10 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     """Rank the members of `axis` on `fixed`: the top `k` labels, or the one at `nth`'s place."""
     place = nth[0] if nth else 1
     vals = member_values(g, axis, fixed)
+    category = g.category_rows if axis == "row" else None
+    if category is not None:  # `among the percent-off promotions`: the rows whose `Mechanic` says so
+        held = {ln.index for ln in category[1]}
+        vals = [v for v in vals if v[2].r0 in held]
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
