@@ -417,13 +417,13 @@ def _words(text: str) -> set[str]:
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
-    """The block sharing the most question words in its own text: its cells and, when every block
-    has caption lines of its own, the ones right above it (`B. Lift revenue`, not the sheet's title
-    over the first block; a title over the first of two segment tables, the second headed by its
-    `Operating income (loss)` cell, is the sheet's); then in its own caption alone (`… for the
-    fiscal year ended June 30, 2023:` over a roll-forward whose lines name 2023 too); then in all
-    its text (ties: the larger block, then the upper one)."""
-    asked = _words(question)
+    """The block sharing the most question words (`how many` asks a `number`) in its own text: its
+    cells and, when every block has caption lines of its own, the ones right above it (`B. Lift
+    revenue`, not the sheet's title over the first block; a title over the first of two segment
+    tables, the second headed by its `Operating income (loss)` cell, is the sheet's); then in its
+    own caption alone (`… for the fiscal year ended June 30, 2023:` over a roll-forward whose lines
+    name 2023 too); then in all its text (ties: the larger block, then the upper one)."""
+    asked = _words(question) | ({"number"} if _HOW_MANY.search(question.lower()) else set())
     captioned = all(_own_caption(b) for b in blocks)
 
     def score(b: Block) -> tuple[int, int, int, int, int]:
@@ -434,6 +434,10 @@ def best_block(table: Table, blocks: list[Block], question: str) -> Block:
                 len(asked & _words(block_text(table, b))), b.cells, -b.r0)
 
     return max(blocks, key=score)
+
+
+_HOW_MANY = re.compile(r"\bhow many\b")
+"""`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`)."""
 
 
 def _own_caption(block: Block) -> tuple[int, ...]:

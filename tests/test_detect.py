@@ -493,3 +493,19 @@ def test_a_year_in_one_stacked_caption_picks_its_roll_forward() -> None:
         ["Transportation", "38,840", "36,215"],
     ])  # fmt: skip
     assert locate(balance, "How much did Canada pay out for travel in 2023?").text[-2][2] == "44,715"
+
+
+def test_how_many_picks_the_table_of_numbers() -> None:
+    """Both captions name forest fires: `how many` asks the number of them, not the area burned."""
+    fires = Table(text=[
+        ["Table 1  Area burned by forest fires (hectares)", "", ""],
+        ["Province", "2021", "2022"],
+        ["Ontario", "507,947", "11,400"],
+        ["Quebec", "120,310", "5,020"],
+        ["", "", ""],
+        ["Table 2  Number of forest fires", "", ""],
+        ["Province", "2021", "2022"],
+        ["Ontario", "719", "240"],
+        ["Quebec", "602", "410"],
+    ])  # fmt: skip
+    assert locate(fires, "How many forest fires were there in Ontario in 2021?").text[-2][1] == "719"

@@ -2,8 +2,11 @@
 period said (`across all four quarters`), the rows a category column names (`among the percent-off
 promotions`), the months of one year, a section named whole (`Go-to-Market`, not its `Marketing`),
 the parts added (not the parent line over them, `plus`), the pace of a turnover (`most slowly`),
-figures shown as multiples (`5.11x`), signed figures counted (`a trade surplus`, `a decline`) and
-labels of initials spelled out (`year to date` for `YTD`)."""
+figures shown as multiples (`5.11x`), signed figures counted (`a trade surplus`, `a decline`),
+labels of initials spelled out (`year to date` for `YTD`), the extreme figure within the years said,
+a row named by its own name (not its section's heading nor its code), a measure repeated under each
+section, the column a phrase names (`Unit Cost`, not the row's `Unit`; `Dec 2024` for the end of
+2024) and unit symbols named by their words (`per ounce` for `$/oz`)."""
 
 from __future__ import annotations
 
@@ -175,7 +178,8 @@ TRADE = Table(text=[
     # one member's label holds the counted noun, which names them all (`Industry (NAICS)`)
     (GDP, "How many industries recorded a decline between October and November 2024?", "3"),
     # `with how many of the individual countries`, `a merchandise trade surplus`: above zero
-    (TRADE, "With how many of the individual countries listed did Canada run a merchandise trade surplus?", "3"),
+    (TRADE, "With how many of the individual countries listed did Canada run a merchandise trade surplus?",
+     "3"),
 ])
 def test_counts_of_signed_figures(table: Table, question: str, answer: str) -> None:
     plan, _ = run(table, question)
@@ -217,3 +221,87 @@ FUEL = Table(text=[
 def test_the_extreme_figure_within_the_years_said(question: str, operation: str, answer: str) -> None:
     plan, _ = run(FUEL, question)
     assert (plan.operation, plan.answer) == (operation, [answer])
+
+
+STATIONS = Table(text=[
+    ["Station number", "Station name", "Jul", "Peak daily flow"],
+    ["Atlantic", "", "", ""],
+    ["  01AD002", "Saint John River at Fort Kent", "17.8", "1,210"],
+    ["  01BJ007", "Restigouche River", "13.8", "880"],
+    ["Prairies", "", "", ""],
+    ["  05HG001", "South Saskatchewan River at Saskatoon", "23.2", "699"],
+    ["  05OC001", "Red River at Emerson", "21.8", "676"],
+])  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # a weather superlative ranks; the row's own name answers, not its section's heading nor its
+    # code (`05HG001` is no abbreviation of `highest`)
+    ("Which station had the warmest July?", "South Saskatchewan River at Saskatoon"),
+    ("Which station had the highest peak daily flow?", "Saint John River at Fort Kent"),
+])
+def test_the_row_named_by_its_name_under_sections(question: str, answer: str) -> None:
+    plan, _ = run(STATIONS, question)
+    assert plan.answer == [answer]
+
+
+MINES = Table(text=[
+    ["", "Q3 2024", "Q3 2023"],
+    ["Lupin Creek", "", ""],
+    ["   Ore mined (kt)", "1,450", "1,380"],
+    ["   Ore milled (kt)", "1,392", "1,355"],
+    ["Harrow Pit", "", ""],
+    ["   Ore mined (kt)", "2,310", "2,405"],
+    ["   Ore milled (kt)", "2,248", "2,290"],
+    ["Mt. Ardent", "", ""],
+    ["   Ore mined (kt)", "612", "570"],
+    ["   Ore milled (kt)", "598", "561"],
+])  # fmt: skip
+
+
+def test_a_measure_repeated_under_each_section_ranks_the_sections() -> None:
+    """`milled` names `Ore milled` (the noun `mine` names the sections, not `Ore mined`); `Mt.` is
+    no abbreviation of `most`."""
+    plan, _ = run(MINES, "Which mine milled the most ore in Q3 2024?")
+    assert plan.answer == ["Harrow Pit"]
+
+
+COUNT_SHEET = Table(text=[
+    ["Category", "SKU", "Description", "Unit", "Qty Counted", "Unit Cost"],
+    ["Hand Tools", "HT-5514", "Cordless Drill 20V Kit", "EA", "12", "$83.65"],
+    ["Hand Tools", "HT-5520", "Hammer, 16 oz", "EA", "30", "$14.20"],
+    ["Plumbing", "PL-2225", "Kitchen Faucet, Single Handle", "EA", "8", "$61.40"],
+])  # fmt: skip
+
+FOLLOWERS = Table(text=[
+    ["Platform", "Dec 2023", "Jun 2024", "Dec 2024"],
+    ["LinkedIn", "84,120", "97,800", "108,260"],
+    ["Instagram", "212,400", "230,150", "241,900"],
+])  # fmt: skip
+
+
+@pytest.mark.parametrize(("table", "question", "answer"), [
+    # `unit cost` names the column `Unit Cost`: its figure, not the row's `Unit`
+    (COUNT_SHEET, "What is the unit cost of the cordless drill kit?", "$83.65"),
+    # the end of a year is its December
+    (FOLLOWERS, "How many followers did LinkedIn have at the end of 2024?", "108,260"),
+])
+def test_the_column_a_phrase_names(table: Table, question: str, answer: str) -> None:
+    plan, _ = run(table, question)
+    assert plan.answer == [answer]
+
+
+AISC = Table(text=[
+    ["", "Three months ended June 30", "", "", ""],
+    ["", "2024", "", "2023", ""],
+    ["", "$000s", "$/oz", "$000s", "$/oz"],
+    ["Total cash costs", "227,300", "1,246", "199,840", "1,151"],
+    ["Sustaining capital expenditures", "48,600", "266", "41,260", "241"],
+    ["All-in sustaining costs", "289,400", "1,586", "253,110", "1,458"],
+], merges=[(0, 1, 0, 4), (1, 1, 1, 2), (1, 3, 1, 4)])
+
+
+def test_a_unit_symbol_is_named_by_its_word() -> None:
+    """`per ounce` names the `$/oz` column beside `$000s`."""
+    plan, _ = run(AISC, "What was all-in sustaining cost per ounce for the three months ended June 30, 2024?")
+    assert plan.answer == ["1,586"]

@@ -440,14 +440,17 @@ class Grounder:
                 self._also_match(nid, stems)
 
     def _match_year_ends(self, label_nodes: dict[int, Node]) -> None:
-        """`at the end of 2023`, `year-end 2023` are explained by `Balance at December 31, 2023`."""
+        """`at the end of 2023`, `year-end 2023` are explained by `Balance at December 31, 2023` and
+        by the month `Dec 2023`."""
         said = _YEAR_END.search(self.qnorm)
         if said is None:
             return
         stems = {st: 1.0 for raw, st in self.qwords if raw in set(words(said.group(0)))}
         for nid, n in label_nodes.items():
             date = label_date(n.text)
-            if date is not None and date[1:] == (12, 31) and date[0] in self.q_years:
+            month = label_month(n.text) if date is None else None
+            if (date is not None and date[1:] == (12, 31) and date[0] in self.q_years) or (
+                    month is not None and month[0] == 12 and month[1] in self.q_years):
                 self._also_match(nid, stems)
 
     def _match_month_years(self, label_nodes: dict[int, Node]) -> None:

@@ -20,9 +20,10 @@ from celltrace.shared.graph import normalise_text, words
 from celltrace.shared.units import parse_unit
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "fraction": "percent",
-              "count": "number"}
+              "count": "number", "oz": "ounc", "lb": "pound", "lbs": "pound", "bbl": "barrel",
+              "bbls": "barrel", "kg": "kilogram"}
 """General quantity words folded together (`percentage`/`proportion`/`fraction`/`%`/`per cent` ~
-`percent`)."""
+`percent`), and units written as their symbols (`$/oz` ~ `per ounce`, `lb`, `bbl`, `kg`)."""
 
 
 NEGATION_WORDS = frozenset({"not", "non", "without", "neither", "nor", "never"})
@@ -221,6 +222,7 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     initials = {m.replace(".", "") for m in _DOTTED.findall(normalise_text(label))}  # never contractions
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
+    coded = set(_CODED.findall(normalise_text(label)))  # `05HG001`: a code's letters abbreviate nothing
     bases = [base for lr in lraw if (base := _without_footnote_letter(lr, set(qraw)))]
     lstems |= {st for base in bases for _, st in _stem_pairs(base)}  # the word itself
     for raw, st in qwords:
@@ -232,9 +234,10 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
                 for lr in lraw):  # `disagreement` ~ `Disagree`, `pay` ~ `Payments`
             out[st] = 0.8
             continue
-        if not _is_unit(raw) and any(((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS)
-                                      or abbreviates(raw, lr)) and not _superlative(lr, raw)
-                                     for lr in lraw for short in {lr, _singular(lr)}):  # `acres` ~ acreage
+        if not _is_unit(raw) and raw not in _RANKING and any(
+                ((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS)
+                 or abbreviates(raw, lr)) and not _superlative(lr, raw)
+                for lr in lraw if lr not in coded for short in {lr, _singular(lr)}):  # `acres` ~ acreage
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
@@ -250,6 +253,12 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
                     for _, st in qwords[i : i + len(lr)]:
                         out.setdefault(st, 0.8)
     return out
+
+
+_RANKING = frozenset(("most", "least", "more", "less"))
+"""Words of a ranking's direction: no label abbreviates them (`Mt. Ardent` is no `most`)."""
+_CODED = re.compile(r"(?<=\d)[^\W\d_]+(?=\d)")
+"""Letters between digits: a code's part (`05HG001`), no word."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -111,6 +111,10 @@ def _named_label(g: Grounder, row: Line) -> Node | None:
     beside = [n for n in row.path if on_line(row, n)]  # under a section too (`Housing and controls`)
     if m is None or len(beside) < 2:
         return None
+    named = set(label_tokens(m.group(1)))  # `what is the unit cost of …` names the column `Unit Cost`:
+    if any(ln.label is not None and set(label_tokens(ln.label.text)) == named
+           and g.number(value_cell(g.graph, row, ln)) is not None for ln in g.cols):
+        return None  # its figure is asked, not the row's `Unit` (`EA`)
     words = m.group(1).split()
     spans = [words[i:j] for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
     return next((n for n in beside[1:] if has_value(n) and g.mention(n) < 1.0 and _heads(g, n, spans)),
@@ -152,8 +156,9 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
                 continue
             corner = g.h.col_path(n)  # the header the question mentions most, then by more words
             m = max(((g.mention(c), len(g.matched(c))) for c in corner), default=(0.0, 0))
-            if m > best_m and g.mention(n) < 1.0:  # (`principal investigator` over `site`)
-                best, best_m = n, m
+            if g.mention(n) < 1.0 and (m > best_m or (  # (`principal investigator` over `site`); of
+                    m == best_m and best is not None and _rather(line, n, best))):
+                best, best_m = n, m  # two headers the question names alike, the row's own name
         if best is not None and best_m[0] >= 0.5:
             return best
     unmentioned = [n for n in path if g.mention(n) < 0.5]
@@ -165,6 +170,16 @@ def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:
                  if _WHO_HEADERS & {t for c in g.h.col_path(n) for t in label_tokens(c.text)}]
         unmentioned = roles[:1] or named or unmentioned
     return unmentioned[-1] if len(unmentioned) == len(path) else unmentioned[0]
+
+
+def _rather(line: Line, label: Node, other: Node) -> bool:
+    """`label` names the row rather than `other`: not a section's heading on a row above it
+    (`Winnipeg`, not `Prairies`; a club merged beside its seasons is no heading), a name, not a
+    code (`Bow River at Banff`, not `05BB001`)."""
+    def rank(n: Node) -> tuple[bool, bool]:
+        return n.r1 >= line.index, not is_code(n.text)
+
+    return rank(label) > rank(other)
 
 
 _WHO = re.compile(r"^\s*(?:to\s+)?(?:who|whom)\b")

@@ -48,12 +48,14 @@ MORE_WORDS = _vocab(
     more most higher highest larger largest greater greatest bigger biggest maximum max top
     increase increased better best likelier likeliest older oldest longer longest taller tallest
     heavier heaviest pricier priciest farther farthest furthest stronger strongest peak peaked
+    warmer warmest hotter hottest wetter wettest sunnier sunniest snowier snowiest windier windiest
     """
 )
 LESS_WORDS = _vocab(
     """
     less least lower lowest smaller smallest fewer fewest minimum min bottom decrease decreased
     worse worst younger youngest shorter shortest cheaper cheapest weaker weakest
+    colder coldest cooler coolest drier driest quieter quietest calmer calmest
     """
 )
 CHANGE_WORDS = (

@@ -387,7 +387,8 @@ def _member_order(g: Grounder, ln: Line, noun: str | None = None) -> list[Node]:
         iter(asked - {noun}), noun)  # field`: the header holding `field` (`Field of study`)
     named = sorted((n for n in own if any(said in toks and (asked <= toks or not is_code(n.text))
                                           for toks in heads[n.id])),  # `which cost item`: not the
-                   key=lambda n: min(len(toks) for toks in heads[n.id] if said in toks))  # `Cost Code`
+                   key=lambda n: (min(len(toks) for toks in heads[n.id] if said in toks),  # `Cost Code`
+                                  is_code(n.text)))  # `Station name` before `Station number`
     names = [n for n in own if not is_code(n.text)]  # `Hex bolt M8 x 40`, not `W-1024`
     names = [n for n in names if n.r0 == n.r1] or names  # `North East`, not `North` merged over its rows
     first = named[:1] or names[:1] or own[:1]  # `Project` before `Project ID`
@@ -486,7 +487,8 @@ def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
     named = [same for same in alike.values()
              if len(same) >= 2 and len({ln.parent_ids for ln in same}) == len(same)
              and same[0].label is not None and g.mention(same[0].label, plain=True) >= 0.99
-             and not asked & set(g.matched(same[0].label))]
+             and g.asked_noun not in (said := set(g.matched(same[0].label))) and not said <= asked]
+    # (`which mine milled the most ore`: `Ore milled`, its `milled` after the noun; not `Ore mined`)
     return named[0] if len(named) == 1 else None
 
 
