@@ -230,14 +230,13 @@ _ADD_UP = re.compile(r"\badd(?:s|ed|ing)?\s+up\b")
 
 def _counted_over_every_period(g: Grounder) -> bool:
     """`how many people did Engineering hire across all four quarters of 2024`: an amount over
-    every period said, which adds them up (an average says so: `average`, `per year`)."""
+    every period said adds them up, unless an average is asked (`the average number of …`)."""
     return bool(EVERY_PERIOD.search(g.qnorm) and _HOW_MANY.search(g.qnorm)) and not ops.has_phrase(
         g.q, tuple(ops.AVERAGE_WORDS))
 
 
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
-
-
+"""An amount asked (`how many`, `how much`)."""
 _CHG = re.compile(r"\bchg\b")
 """`% chg`: a change, abbreviated."""
 
