@@ -66,6 +66,7 @@ class HeaderModel:
     _row_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
     _col_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
     _unit_rows: dict[int, Node] = field(default_factory=dict, repr=False)
+    _filled: dict[int, bool] = field(default_factory=dict, repr=False)
 
     # ---- classification -----------------------------------------------------------------------
     def is_header(self, node: Node) -> bool:
@@ -245,8 +246,11 @@ class HeaderModel:
         if c >= self.header_cols - 1:
             return None
         # blank outer row-header cell: inherit from above if a deeper level is filled on this row
-        if all(self.graph.node_at(r, cc).empty for cc in range(c + 1, self.header_cols)):
+        deeper = [n for cc in range(c + 1, self.header_cols) if not (n := self.graph.node_at(r, cc)).empty]
+        if not deeper:
             return None
+        if self._filled_on_every_row(c) and any(_WHOLE_LINE.match(normalise_text(n.text)) for n in deeper):
+            return None  # `(blank) | Total` below dated records: every record's total, not the last one's
         for rr in range(r - 1, self.header_rows - 1, -1):
             if rr in self.section_rows:
                 return None
@@ -254,6 +258,18 @@ class HeaderModel:
             if not up.empty:
                 return None if self._past_merged_group(up, r) else up
         return None
+
+    def _filled_on_every_row(self, c: int) -> bool:
+        """Row-label column `c` holds a label of its own on every row of the data band but its total
+        lines (a record's date or code, not a group label written once over its rows)."""
+        filled = self._filled.get(c)
+        if filled is None:
+            rows = [r for r in range(self.header_rows, self.graph.n_rows) if r not in self.section_rows
+                    and not any(_WHOLE_LINE.match(normalise_text(self.graph.node_at(r, cc).text))
+                                for cc in range(c + 1, self.header_cols))]
+            filled = self._filled[c] = len(rows) >= 3 and all(
+                not self.graph.node_at(r, c).empty and self.graph.node_at(r, c).r0 == r for r in rows)
+        return filled
 
     def _past_merged_group(self, up: Node, r: int) -> bool:
         """`All lines` below the merged `Commercial lines` (merged over its own rows only) is the

@@ -73,6 +73,28 @@ def test_unmerged_spanning_header_fills_right_and_row_labels_fill_down() -> None
     assert texts(h.col_path(g.node_at(4, 5))) == ["cup", "goals"]
 
 
+def test_a_total_line_below_records_takes_no_record_label() -> None:
+    """A blank date beside `Total` under dated records is no fill-down of the last record's date; a
+    group label written once over its rows still heads its total line."""
+    records = CellGraph(Table(text=[
+        ["Send date", "Campaign", "Revenue"],
+        ["03-Jan-24", "New Year Clearance", "12,400"],
+        ["10-Jan-24", "January Newsletter", "5,210"],
+        ["17-Jan-24", "Winter Boots Restock", "11,296"],
+        ["", "Total", "28,906"],
+    ]))
+    assert texts(infer_headers(records).row_path(records.node_at(4, 2))) == ["Total"]
+    groups = CellGraph(Table(text=[
+        ["Province", "City", "Population"],
+        ["Ontario", "Toronto", "2,794"],
+        ["", "Ottawa", "1,017"],
+        ["", "Total", "3,811"],
+        ["Quebec", "Montreal", "1,762"],
+        ["", "Total", "1,762"],
+    ]))
+    assert texts(infer_headers(groups).row_path(groups.node_at(3, 2))) == ["Ontario", "Total"]
+
+
 def test_aitqa_like_empty_corner_two_level_rows() -> None:
     t = Table(
         text=[
