@@ -66,7 +66,7 @@ class HeaderModel:
     _row_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
     _col_parents: dict[int, list[Node]] = field(default_factory=dict, repr=False)
     _unit_rows: dict[int, Node] = field(default_factory=dict, repr=False)
-    _filled: dict[int, bool] = field(default_factory=dict, repr=False)
+    _filled: dict[int, bool] = field(default_factory=dict, repr=False, compare=False)  # a memo
 
     # ---- classification -----------------------------------------------------------------------
     def is_header(self, node: Node) -> bool:
