@@ -123,6 +123,9 @@ def test_year_rows_and_columns_are_labels() -> None:
     assert is_year_text("fy 2018") and is_year_text("2017-18") and not is_year_text("12")
     assert all(map(is_year_text, ("FY2021A", "2022E", "2023 Budget", "FY 2024F")))
     assert not is_year_text("2022 Eastern") and not is_year_text("2022Q1")
+    # a status in parentheses, a letter or a word (`(p)`, `(unaudited)`), is no other label
+    assert all(map(is_year_text, ("2023 (p)", "FY 2024 (unaudited)", "2022 (restated)")))
+    assert not is_year_text("2024 (Ontario)")
     # a year over its currency and scale in one cell, as IFRS statements head their columns
     assert all(map(is_year_text, ("2023\n€m", "2022 £m", "2023 ($m)", "2023 $'000")))
     assert is_number_text("(7.8)") and is_number_text("$5,813") and is_number_text("2017")
