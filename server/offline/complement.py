@@ -13,10 +13,14 @@ from celltrace.server.offline.lines import Line, is_aggregate
 from celltrace.shared.graph import normalise_text
 
 EXCLUDED = re.compile(
-    r"\b(?:outside(?:\s+of)?|other\s+than)\s+(?:the\s+)?(?P<named>[^,?.;]+?)"
+    r"\b(?:outside(?:\s+of)?|other\s+than|excluding|leaving\s+out|not\s+counting|except(?:\s+for)?|apart\s+from"
+    r"|aside\s+from)\s+(?:the\s+)?(?P<named>[^,?.;]+?)"
     r"(?=\s+(?:in|for|during|at|from|was|were|is|are|did|does|do|had|has|have)\b|[,?.;]|$)")
-"""`outside (of) the X`, `other than X`: the named line, up to the clause's next verb or period."""
-_SAID_BY_LABELS = re.compile(r"\boutside\b|\bother\s+than\b")
+"""`outside (of) the X`, `other than X`, `excluding X`, `leaving out X`: the named line, up to the
+clause's next verb or period."""
+_SAID_BY_LABELS = re.compile(r"\b(?:outside|other\s+than|excluding|excl|ex|leaving\s+out|not\s+counting"
+                             r"|except|apart\s+from|aside\s+from)\b")
+"""A label saying an exclusion itself (`Born outside Canada`, `Revenue excluding fuel`, `excl.`)."""
 
 
 def solve_complement(g: Grounder) -> Plan | None:

@@ -42,9 +42,8 @@ def position(g: Grounder, node: Node) -> int:
     """Where the question mentions a label: its text, else its first word the question holds or
     names through the vocabulary (999: not found)."""
     text = normalise_text(node.text)
-    pos = g.qnorm.find(text)
-    if pos >= 0:
-        return pos
+    if found := re.search(rf"(?<!\w){re.escape(text)}(?!\w)", g.qnorm):  # `men` is not in `women`
+        return found.start()
     polar = polar_label(text)
     if polar is not None:  # `Yes`/`No`: where the question says the characteristic, or negates it
         return g.polar.get(polar, 999)

@@ -187,8 +187,8 @@ CHANGE_FIT = 0.25
 change, and taken from it when the question does not: `the federal incarceration rate` is the rate,
 not `percent change in incarceration rate`; `how much did the index increase` is the change
 (hitab_train first answers, net: 0.1 → +36, 0.15 → +43, 0.25 → +54; 0.4 → 2 more than 0.25, noise)."""
-CHANGE_LABELS = ("change", "difference", "increase", "decrease", "growth", "variation", "yoy")
-"""Words of the labels of a line that gives a change (`% change`, `growth rate`)."""
+CHANGE_LABELS = ("change", "chg", "difference", "increase", "decrease", "growth", "variation", "yoy")
+"""Words of the labels of a line that gives a change (`% change`, `% chg`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
                          r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|added\b|gained\b"
                          r"|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")

@@ -52,6 +52,7 @@ from celltrace.server.offline.lines import SHARE_BASE, Line, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import (
+    counts_members,
     solve_argmax,
     solve_count,
     solve_extreme,
@@ -109,7 +110,8 @@ def candidates(g: Grounder) -> list[Plan]:
          and not lookup_is_percent),
         ("ratio", lambda q: (ops.has_phrase(q, ops.RATIO_PHRASES) and free(stems(ops.RATIO_PHRASES)))
          or _per_unlabelled(g)),
-        ("diff", lambda q: not names_change and (
+        ("diff", lambda q: (not names_change or ops.has_phrase(q, ("minus",))) and (  # `A minus B` is
+            # asked whatever a label says (`Change in plan assets > Actual return` minus `Interest cost`)
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
@@ -133,6 +135,9 @@ def candidates(g: Grounder) -> list[Plan]:
         if plan is not None and plan.answer and all(plan.answer != p.answer for p in plans):
             plans.append(plan)
             plan.stats.update({f"unmet_{kind}": 1.0 for kind in unmet})
+    if not any(plan.operation == "count" for plan in plans) and counts_members(g):
+        for plan in plans:  # no count found: a cell read is some other figure
+            plan.stats["counted_members"] = 1.0
     asked = asked_measure(g) if measure is None else None
     if asked is not None and said(asked[0], between=0).search(question):  # `free cash flow` on an
         name, (first, second, _) = asked  # income statement: no answer is it

@@ -58,16 +58,23 @@ def _says_measure(text: str, measure: str) -> bool:
     return set(words) <= set(label_tokens(text))
 
 
-def _line_for(lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
+def _line_for(g: Grounder, lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
     """The line (other than `taken`) whose own label holds every word of `phrase`, else of its first
-    other name (`[line_names]` of the vocabulary file) that some label holds: a total line first,
-    then the label with the fewest other words, then the first."""
+    other name (`[line_names]` of the vocabulary file) that some label holds: the one under the
+    group the question names best (`Actual` under `February` for `over budget in February`), then a
+    total line, then the label with the fewest other words, then the first."""
     labelled = [(ln, label_tokens(ln.label.text)) for ln in lines if ln is not taken and ln.label is not None]
     for want in _names(phrase):
         found = [(ln, toks) for ln, toks in labelled if want <= set(toks)]
         if found:
-            return min(found, key=lambda lt: (not is_aggregate(lt[0]), len(lt[1]), lt[0].index))[0]
+            return min(found, key=lambda lt: (-_group_named(g, lt[0]), not is_aggregate(lt[0]), len(lt[1]),
+                                              lt[0].index))[0]
     return None
+
+
+def _group_named(g: Grounder, line: Line) -> float:
+    """How well the question names a group label over the line (`February` over `Actual`)."""
+    return round(max((g.mention(n) for n in line.path[:-1]), default=0.0), 2)
 
 
 def _segment_lines(g: Grounder, lines: list[Line], num: str, den: str) -> tuple[Line, Line] | None:
@@ -127,11 +134,11 @@ def solve_measure(g: Grounder) -> Plan | None:
         if segment is not None:
             top, bottom = segment
         elif len(label_tokens(num)) >= len(label_tokens(den)):
-            top = _line_for(lines, num)
-            bottom = _line_for(lines, den, taken=top)
+            top = _line_for(g, lines, num)
+            bottom = _line_for(g, lines, den, taken=top)
         else:
-            bottom = _line_for(lines, den)
-            top = _line_for(lines, num, taken=bottom)
+            bottom = _line_for(g, lines, den)
+            top = _line_for(g, lines, num, taken=bottom)
         if top is None or bottom is None:
             continue
         by_member = _rank_or_count(g, axis, top, bottom, op, measure)

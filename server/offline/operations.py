@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from celltrace.server.offline.intervals import interval
-from celltrace.server.offline.lexicon import CARDINALS, ORDINALS
+from celltrace.server.offline.lexicon import CARDINALS, ORDINALS, names_precision
 from celltrace.shared.numbers import is_year_text, parse_number_info
 from celltrace.shared.numstyle import (
     MAX_DECIMALS,
@@ -68,7 +68,8 @@ CHANGE_WORDS = (
 plural nouns (`all sources showed increases from 2015 to 2016, how much in total …` is a lookup)."""
 DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
-    "how much lower", "how much larger", "how much smaller", "how much greater", "gap", *CHANGE_WORDS,
+    "how much lower", "how much larger", "how much smaller", "how much greater", "gap", "minus",
+    *CHANGE_WORDS,
 )
 RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
@@ -135,10 +136,11 @@ MEASURE_LABELS = _vocab(
 
 
 def is_measure_label(text: str) -> bool:
-    """The label only names a measure or an interval bound (`%`, `number`, `from`, `coefficient`);
-    a class (`18 to 29`) is a member."""
+    """The label only names a measure or an interval bound (`%`, `number`, `from`, `coefficient`) or
+    a figure's precision (`high 95% confidence interval`, `CV`); a class (`18 to 29`) is a member."""
     toks = re.findall(r"[a-z]+|%", text.lower())
-    return bool(toks) and all(t in MEASURE_LABELS for t in toks) and interval(text) is None
+    measure = all(t in MEASURE_LABELS for t in toks) or names_precision(text)
+    return bool(toks) and measure and interval(text) is None
 
 
 def words(question: str) -> list[str]:
@@ -207,6 +209,11 @@ def direction(question: str) -> Literal["max", "min"] | None:
     return None if not found else "max" if found[0] in MORE_WORDS else "min"
 
 
+_OUTRAN = (r"(?:exceeds?|exceeded|fell\s+short\s+of|beat|beats|outperform(?:ed|s)?|underperform(?:ed|s)?"
+           r"|trail(?:ed|s)?|lag(?:ged|s)?)\b")
+"""How one operand compares with the other in `by how many … beat …`, `how much did … lag … by`."""
+_LESS_END = re.compile(r"(?:below|short\s+of|underperform\w*|trail\w*|lag\w*)$")
+"""The comparison's last words say the compared operand is the smaller one (`fell short of`, `lag`)."""
 _HOW_MUCH_MORE = r"(?:more|fewer|less|higher|lower|larger|smaller|greater)"
 """The comparatives that follow `how many` / `how much` in a comparison."""
 COMPARATIVE_THAN = re.compile(
@@ -217,15 +224,17 @@ COMPARATIVE_THAN = re.compile(
     r"(?:\S+\s+){0,10}?than\b"
     r"|(?<=\bmany points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
     r"|(?<=\bpercentage points )(?:\S+\s+){1,8}?(?:above|below|exceeds?|exceeded)\b"
-    r"|(?<=\bby how many )(?:\S+\s+){1,10}?(?:exceeds?|exceeded|fell\s+short\s+of)\b"
-    r"|(?<=\bby how much )(?:\S+\s+){1,10}?(?:exceeds?|exceeded|fell\s+short\s+of)\b"
+    rf"|(?<=\bby how many )(?:\S+\s+){{1,10}}?{_OUTRAN}"
+    rf"|(?<=\bby how much )(?:\S+\s+){{1,10}}?{_OUTRAN}"
+    rf"|(?<=\bhow much )(?:\S+\s+){{1,10}}?{_OUTRAN}(?=.*\bby\b)"
 )
 """`… of A lower than that of B`, `more likely … than`: a comparison of two named operands; after
 `how many more` or `how much higher` (also `how many percentage points higher`) the compared noun
 and verb may come first (`how many more households did California have than Texas`, `how much
 higher was median income in California than in Texas`); a gap in points is also worded `above`,
 `below` or `exceeded` (`how many percentage points was Canada above the OECD average`), and any
-gap asked `by how many … exceeded` (`by how many inmates did Northfield exceed its rated capacity`)."""
+gap asked `by how many … exceeded` (`by how many inmates did Northfield exceed its rated capacity`,
+`by how many votes did A beat B`, `how much did the fund lag its benchmark by`)."""
 AMOUNT_OPENING = re.compile(r"^\s*(?:what(?:'s| is| was| were| are)?|(?:by )?how (?:many|much))\b")
 
 
@@ -251,7 +260,7 @@ def comparison_phrase(question: str) -> str:
 def comparison_is_less(question: str) -> bool:
     """The compared operand is the smaller one (`lower than`, `how much less … than`): B − A."""
     m = COMPARATIVE_THAN.search(question.lower())
-    return m is not None and (m.group(0).split()[0] in LESS_WORDS or m.group(0).endswith("below"))
+    return m is not None and (m.group(0).split()[0] in LESS_WORDS or bool(_LESS_END.search(m.group(0))))
 
 
 def asks_share(question: str) -> bool:
@@ -334,11 +343,12 @@ value on the 2024 roll than on the 2023 roll`, `their revised budget`, `beat bud
 it name that line (`Count.reference`)."""
 _IN_HOW_MANY = re.compile(r"^\s*in\s+how\s+many\b")
 _THAN_EARLIER = re.compile(
-    r"\b(more|higher|greater|larger|bigger|lower|less|fewer|smaller)\b[^?]*?\bthan\s+(?:"
-    r"(?:a|one|the)\s+(?:year|quarter|month)\s+(?:earlier|before|ago|previously)"
-    r"|(?:in\s+)?(?:the\s+)?(?:previous|prior|preceding|last)\s+(?:year|quarter|month|period)"
-    r"|(?:a\s+)?year\s+ago)\b")
-"""Each member's figure against its own a period earlier (`fewer jobs … than a year earlier`)."""
+    r"\b(?:(more|higher|greater|larger|bigger|lower|less|fewer|smaller)\b[^?]*?\bthan|(above|below|under))"
+    r"\s+(?P<ref>(?:a|one|the)\s+(?:year|quarter|month)\s+(?:earlier|before|ago|previously)"
+    r"|(?:in\s+)?(?:the\s+)?(?:(?:previous|prior|preceding|last)\s+(?:year|quarter|month|period)|same\s+"
+    r"(?:period|quarter|month)\s+(?:a\s+year\s+ago|last\s+year))|(?:a\s+)?year\s+ago)\b")
+"""Each member's figure against its own a period earlier (`fewer jobs … than a year earlier`, `sales
+below the prior year`)."""
 _SIGNED = re.compile(r"\ban?\s+(?:[a-z-]+\s+){0,2}(surplus|profit|deficit|loss)\b")
 """A figure's sign said as a result (`a trade surplus`, `a merchandise trade surplus`, `an operating
 loss`; not `hearing loss`)."""
@@ -392,7 +402,7 @@ def count_condition(question: str) -> Count | None:
         return Count(noun, "below" if m.group(1).startswith(("deficit", "loss", "negative")) else "above",
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below
     if m := _THAN_EARLIER.search(q):  # `had fewer jobs in September 2024 than a year earlier`
-        return Count(noun, _side(m.group(1)), 0.0, "change")
+        return Count(noun, _side(m.group(1) or m.group(2)), 0.0, "change", q[m.start("ref"):])
     if (m := _LINE_BOUND.search(q)) and (noun not in MEASURES or _IN_HOW_MANY.match(q)):  # `female stays
         # longer than the male one`: against that line (`how many minutes … more than women` asks a
         # difference; `in how many months … beat budget` counts months)
@@ -405,6 +415,11 @@ def count_condition(question: str) -> Count | None:
 
 
 _MONEY_ASKED = re.compile(r"\bhow\s+many\s+(?:(\w+)\s+)?(\w+)")
+
+
+def counts_where(question: str) -> bool:
+    """`in how many wards did …`: the members where something happened are counted."""
+    return bool(_IN_HOW_MANY.match(question.lower()))
 
 
 def asks_money(question: str) -> bool:
@@ -574,9 +589,18 @@ constraint (an embedding of it matches the category's members unevenly: `gender`
 
 
 def asked_category(question: str) -> str | None:
-    """The noun right after which/what (None without one, or when it is a function word)."""
-    m = ASKED_CATEGORY.search(question.lower())
-    return m.group(1) if m and m.group(1) not in _FUNCTION_AFTER_WH else None
+    """The noun right after which/what (None without one, or when it is a function word), or the
+    members named before `which one` (`Among the Northern region districts, which one …`)."""
+    q = question.lower()
+    m = ASKED_CATEGORY.search(q)
+    if m and m.group(1) in ("one", "ones") and (before := _MEMBERS_BEFORE.match(q[:m.start()])):
+        return before.group(1)
+    return m.group(1) if m and m.group(1) not in _FUNCTION_AFTER_WH | {"one", "ones"} else None
+
+
+_MEMBERS_BEFORE = re.compile(
+    r"^\s*(?:among|of)\s+(?:the|these|those|all)\s+(?:[\w'’-]+\s+){0,4}?([a-z]+s)\s*,\s*$")
+"""`Among the Northern region districts, `: the members a `which one` after it asks among."""
 
 
 def asked_alternative(question: str) -> str | None:
@@ -612,6 +636,20 @@ def top_k(question: str) -> int | None:
         return None
     k = int(m.group(1)) if m.group(1).isdigit() else int(CARDINALS[m.group(1)])
     return k if 2 <= k <= 10 else None
+
+
+_STATED_MEMBERS = re.compile(
+    rf"\b(?:of|among|across)\s+(?:the|these|those|all)\s+(\d+|{'|'.join(CARDINALS)})\s+(?:[a-z-]+\s+){{0,2}}?[a-z]+s\b")
+"""`which of the four regions`, `among the 3 arms`: how many members the question says there are."""
+
+
+def stated_members(question: str) -> int | None:
+    """How many members the question says it ranks or counts (`of the four regions` → 4), else None."""
+    m = _STATED_MEMBERS.search(question.lower())
+    if m is None:
+        return None
+    n = int(m.group(1)) if m.group(1).isdigit() else int(CARDINALS[m.group(1)])
+    return n if n >= 2 else None
 
 
 _ORDINALS = "|".join([w for w, n in ORDINALS.items() if n != "1"] + ["2nd", "3rd", "[4-9]th", "10th"])

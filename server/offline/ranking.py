@@ -62,14 +62,40 @@ def _pick_side(g: Grounder, noun: str | None = None) -> tuple[str, Line]:
         return "col", _varying(g, "col", g.rows)  # each region varies, the age group is fixed
     if tied_rows and not tied_cols:
         return "row", _varying(g, "row", g.cols)
-    dated = _dated_side(g)  # `in 2023` fixes the year columns: the other side is ranked
-    if dated == "col" and len(g.rows) > 1:
+    dated = _dated_side(g)  # `in 2023` fixes the year columns: the other side is ranked, unless the
+    # year heads a line under each of several groups and the other side's line is named whole
+    # (`which segment earned the highest operating income in FY2024`: the segments are ranked)
+    if dated == "col" and len(g.rows) > 1 and not _groups_of_year(g, g.cols, best_row[1]):
         return "row", _varying(g, "row", g.cols)
-    if dated == "row" and len(g.cols) > 1:
+    if dated == "row" and len(g.cols) > 1 and not _groups_of_year(g, g.rows, best_col[1]):
         return "col", _varying(g, "col", g.rows)
+    whole_row, whole_col = _named_total(g, best_row[1]), _named_total(g, best_col[1])
+    ranked = "row" if whole_col > whole_row else "col"  # a total named whole (`which segment had the
+    # smallest total property expenses`, not a bare `Total` beside the segments) is what is compared,
+    # never a member
+    ranks, over = (g.rows, g.cols) if ranked == "row" else (g.cols, g.rows)
+    if whole_row != whole_col and len(ranks) > 1 and ops.asks_ranked_label(g.q):
+        return ranked, _varying(g, ranked, over)
     if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
         return "row", _varying(g, "row", g.cols)
     return "col", _varying(g, "col", g.rows)
+
+
+def _named_total(g: Grounder, line: Line) -> int:
+    """How many words of its label name `line` when it is a total the question names whole (`Total
+    property expenses`: 3), else 0."""
+    if line.label is None or not is_aggregate(line) or g.mention(line.label) < 0.99:
+        return 0
+    return len(label_tokens(line.label.text))
+
+
+def _groups_of_year(g: Grounder, dated: list[Line], named: Line) -> bool:
+    """The year the question names heads a line under each of several groups (`FY2024` under each
+    segment) and `named`, a line of the other side, is named whole (`Operating income`)."""
+    years = [ln for ln in dated if ln.label is not None and len(ln.path) > 1
+             and label_year(ln.label.text) in g.q_years]
+    return (len({ln.path[-2].id for ln in years}) >= 2 and named.label is not None
+            and g.mention(named.label) >= 0.99)
 
 
 def _dated_side(g: Grounder) -> str | None:
@@ -164,6 +190,18 @@ def names_members(g: Grounder, axis: str, lines: list[Line], noun: str) -> bool:
     members = [label_tokens(ln.label.text) for ln in lines if ln.label is not None and not is_aggregate(ln)]
     named = [toks for toks in members if len(toks) > 1 and toks[-1] == noun]  # `General Fund`,
     return noun in above or (len(named) >= 2 and 2 * len(named) >= len(members))  # `Debt Service Fund`
+
+
+def counts_members(g: Grounder) -> bool:
+    """The question counts the members of one side in which something happened (`in how many wards
+    did Dubois finish first` beside `Ward` over `Ward 1 – Riverside`, …), not a figure the table
+    measures (`how many votes`)."""
+    noun = ops.counted_noun(g.q)
+    stem = next(iter(tokens(noun)), None) if noun else None
+    return stem is not None and ops.counts_where(g.q) and any(
+        names_members(g, axis, lines, stem) and stem not in {
+            t for ln in measured for n in ln.path for t in label_tokens(n.text)}
+        for axis, lines, measured in (("row", g.rows, g.cols), ("col", g.cols, g.rows)))
 
 
 def _in_asked_section(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -421,7 +459,9 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
     lines = _in_asked_section(g, _group(every, None))
+    lines = _stated_level(g, every, lines)
     lines = _named_measure(g, lines) or lines
+    lines = _under_named_group(g, lines)
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     scored = [(s, ln) for s, ln in scored if not under_aggregate(ln)] or scored  # a whole (`All
@@ -433,8 +473,11 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     if top > 0.2:
         member = _member_test(g) or (lambda _: False)
 
-        def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies
-            return tuple(n.id for n in ln.path[:-1] if not member(n.text))
+        over = Counter(n.id for ln in every for n in ln.path[:-1])
+
+        def parent_of(ln: Line) -> tuple[int, ...]:  # the asked category's labels are what varies; a
+            # label over one line of the side is no group (a record's `Fund | Ticker` beside its figures)
+            return tuple(n.id for n in ln.path[:-1] if not member(n.text) and over[n.id] >= 2)
         near = [ln for s, ln in scored if s >= top - 0.05]
         heads = Counter(n.id for ln in lines for n in ln.path[:-1])  # of sections alike (three lines
         said = {parent_of(ln): sum(g.mention(n) for n in ln.path[:-1] if heads[n.id] >= 3)  # or more
@@ -472,6 +515,31 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     if not any(is_aggregate(ln) for ln in every):  # a table with a total line has no other whole
         vals = _without_whole(vals)
     return vals
+
+
+def _under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
+    """The lines under the one group label the question names whole (`Northern` over its districts
+    for `among the Northern region districts`) when it names no member whole; else `lines`."""
+    heads = Counter(n.id for ln in lines for n in ln.path[:-1])
+    named = {n.id for ln in lines for n in ln.path[:-1] if heads[n.id] >= 2 and g.mention(n) >= 0.99}
+    if len(named) != 1 or any(ln.label is not None and g.mention(ln.label) >= 0.99 for ln in lines):
+        return lines
+    (group,) = named
+    under = [ln for ln in lines if any(n.id == group for n in ln.path[:-1])]
+    return under if 2 <= len(under) < len(lines) else lines
+
+
+def _stated_level(g: Grounder, every: list[Line], lines: list[Line]) -> list[Line]:
+    """The outermost lines (`Northeast`, `Midwest`, `South`, `West`, not the divisions under two of
+    them) when the question says how many members there are (`which of the four regions`) and they
+    are that many while the lines a ranking would compare are not."""
+    stated = ops.stated_members(g.q)
+    parts = [ln for ln in every if not is_aggregate(ln)]
+    if stated is None or not parts or sum(not is_aggregate(ln) for ln in lines) == stated:
+        return lines
+    depth = min(len(ln.path) for ln in parts)
+    outer = [ln for ln in parts if len(ln.path) == depth]
+    return outer if len(outer) == stated else lines
 
 
 def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
@@ -614,8 +682,8 @@ def solve_count(g: Grounder) -> Plan | None:
             earlier, fixed = sorted(years[1], key=lambda ln: line_year(ln) or "")
         elif changes:
             fixed = changes[0]
-        else:
-            return None
+        else:  # `sales below the prior year` beside a `Prior year` line: against that line
+            return _count_against_line(g, way, reference) if reference else None
         axis = "row" if fixed.axis == "col" else "col"
     else:
         axis, fixed = _pick_side(g, next(iter(tokens(noun)), None))  # the axis `how many wards` names
@@ -686,16 +754,33 @@ def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
         return None
     axis, pair = found
     cut = len(g.qnorm) - len(normalise_text(after))
-    said = {ln.index: compose.position(g, ln.label) if ln.label else 999 for ln in pair}
+    said = {ln.index: compose.position(g, own) if (own := _own_node(ln, pair)) else 999 for ln in pair}
     ref = min(pair, key=lambda ln: (said[ln.index] < cut, said[ln.index]))  # first said after it
     return _count_beyond(g, way, axis, next(ln for ln in pair if ln is not ref), ref)
 
 
+def _own_node(line: Line, pair: list[Line]) -> Node | None:
+    """The first label on `line`'s path that the other lines of `pair` do not share (`Women` over
+    `Median base` beside `Men` over `Median base`), else its own label."""
+    shared = {n.id for other in pair if other is not line for n in other.path}
+    return next((n for n in line.path if n.id not in shared), line.label)
+
+
 def _named_years(g: Grounder) -> tuple[str, list[Line]] | None:
-    """The axis and best-grounded lines of the two years the question names, if one axis has both."""
-    dated = ((axis, [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years])
-             for axis, lines in (("col", g.cols), ("row", g.rows)))
-    return next(((axis, lines) for axis, lines in dated if len(lines) == 2), None)
+    """The axis and best-grounded lines of the two years the question names, if one axis has both:
+    when each year heads several lines (`FY2023` under `Subscribers` and under `ARPU`), the best
+    one and the other year's line in its group."""
+    for axis, lines in (("col", g.cols), ("row", g.rows)):
+        dated = [ln for _, ln in g.best(lines) if line_year(ln) in g.q_years]
+        if len({line_year(ln) for ln in dated}) != 2:
+            continue
+        first = dated[0]
+        group = [n.id for n in first.path[:-1]]
+        second = [ln for ln in dated if line_year(ln) != line_year(first)]
+        paired = [ln for ln in second if [n.id for n in ln.path[:-1]] == group]
+        if len(dated) == 2 or len(paired) == 1:
+            return axis, [first, (paired or second)[0]]
+    return None
 
 
 def _count_beyond(g: Grounder, way: str, axis: str, line: Line, ref: Line) -> Plan | None:
