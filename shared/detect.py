@@ -422,20 +422,30 @@ def best_block(table: Table, blocks: list[Block], question: str) -> Block:
     revenue`, not the sheet's title over the first block; a title over the first of two segment
     tables, the second headed by its `Operating income (loss)` cell, is the sheet's); then in its
     own caption alone (`… for the fiscal year ended June 30, 2023:` over a roll-forward whose lines
-    name 2023 too); then in all its text (ties: the larger block, then the upper one)."""
+    name 2023 too), its caption declaring percentages as the question asks one or not (`Units:
+    percent` over delinquency rates is no answer to `the largest loan balance`); then in all its
+    text (ties: the larger block, then the upper one)."""
     asked = _words(question) | ({"number"} if _HOW_MANY.search(question.lower()) else set())
     captioned = all(_own_caption(b) for b in blocks)
+    rate = None if asked & _RATE_WORDS else False  # a rate may be a percentage or not
+    percent_asked = bool(asked & _PERCENT_WORDS) or "%" in question or rate
 
-    def score(b: Block) -> tuple[int, int, int, int, int]:
+    def score(b: Block) -> tuple[int, int, bool, int, int, int]:
         caption = _own_caption(b) if captioned else ()
         own = replace(b, caption_rows=caption)
-        return (len(asked & _words(block_text(table, own))),
-                len(asked & _words(" ".join(_line_text(table, r, b.lines) for r in caption))),
-                len(asked & _words(block_text(table, b))), b.cells, -b.r0)
+        said = " ".join(_line_text(table, r, b.lines) for r in caption)
+        percent = bool(_words(said) & _PERCENT_UNIT) or "%" in said
+        return (len(asked & _words(block_text(table, own))), len(asked & _words(said)),
+                percent_asked in (None, percent), len(asked & _words(block_text(table, b))), b.cells, -b.r0)
 
     return max(blocks, key=score)
 
 
+_PERCENT_WORDS = frozenset(_words("percent percentage share proportion"))
+"""Question word stems asking a percentage."""
+_RATE_WORDS = frozenset(_words("rate ratio"))
+"""Question word stems that may ask a percentage or not (`homicide rate` per 100,000)."""
+_PERCENT_UNIT = frozenset(_words("percent percentage"))
 _HOW_MANY = re.compile(r"\bhow many\b")
 """`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`)."""
 

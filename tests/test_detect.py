@@ -509,3 +509,23 @@ def test_how_many_picks_the_table_of_numbers() -> None:
         ["Quebec", "602", "410"],
     ])  # fmt: skip
     assert locate(fires, "How many forest fires were there in Ontario in 2021?").text[-2][1] == "719"
+
+
+def test_a_caption_declaring_percentages_answers_only_a_question_asking_one() -> None:
+    """Both captions name balances (`share of balances`, `Outstanding balances`): a balance asked is
+    read in the dollars table, a share asked in the one whose unit line says percent."""
+    sheet = Table(text=[
+        ["Table 1. Accounts 60 or more days past due, share of balances", "", ""],
+        ["Units: percent", "", ""],
+        ["Credit tier", "2023", "2024"],
+        ["Prime", "0.38", "0.41"],
+        ["Subprime", "2.24", "2.37"],
+        ["", "", ""],
+        ["Table 2. Outstanding balances", "", ""],
+        ["Units: billions of dollars", "", ""],
+        ["Credit tier", "2023", "2024"],
+        ["Prime", "121.3", "123.9"],
+        ["Subprime", "23.1", "22.4"],
+    ])  # fmt: skip
+    assert locate(sheet, "Which credit tier had the largest loan balance in 2023?").text[-1][1] == "23.1"
+    assert locate(sheet, "What percent of subprime balances were past due in 2023?").text[-1][1] == "2.24"
