@@ -116,6 +116,43 @@ def test_a_ranking_among_a_named_group_of_records() -> None:
     assert plan.answer == ["High Yield Fund"]
 
 
+def test_a_sum_over_the_funds_of_a_named_group() -> None:
+    plan, _ = run(FUNDS, "Total net assets of the fixed income funds combined ($M)?")
+    assert plan.operation == "sum" and plan.answer == ["11,658.1"]
+
+
+LINEUP = Table(text=[
+    ["Category", "Fund", "Net assets ($M)", "Average annual total return", ""],
+    ["", "", "", "1 year", "5 years"],
+    ["Equity", "Growth Fund", "6,842.7", "28.94%", "16.12%"],
+    ["", "Income Fund", "3,215.4", "13.87%", "10.45%"],
+    ["", "Value Fund", "942.8", "7.68%", "11.26%"],
+    ["Fixed Income", "Bond Fund", "8,104.6", "6.12%", "0.71%"],
+    ["", "High Yield Fund", "1,120.5", "10.46%", "4.38%"],
+], merges=[(0, 3, 0, 4), (2, 0, 4, 0), (5, 0, 6, 0)])  # fmt: skip
+
+
+def test_an_average_across_named_members_where_a_label_says_average() -> None:
+    """`Average annual total return` is a label, but `average … across the equity funds` asks the
+    mean of the funds under `Equity`."""
+    plan, _ = run(LINEUP, "What was the simple average 1-year return across the equity funds?")
+    assert plan.operation == "average" and plan.answer == ["16.83%"]
+
+
+RATES = Table(text=[
+    ["Type of violation", "Atlantic", "", "Prairie provinces", "", "", "Canada"],
+    ["", "N.S.", "N.B.", "Man.", "Sask.", "Alta.", ""],
+    ["Violent violations", "1,587", "1,690", "2,950", "2,688", "1,742", "1,368"],
+    ["Property violations", "3,402", "3,895", "6,411", "7,012", "5,384", "3,310"],
+], merges=[(0, 1, 0, 2), (0, 3, 0, 5)])  # fmt: skip
+
+
+def test_a_count_of_provinces_keeps_the_abbreviations_it_cannot_read() -> None:
+    """`Man.` is Manitoba (the word `man` reads as `male`): counted with the other Prairie provinces."""
+    plan, _ = run(RATES, "How many of the Prairie provinces had a violent crime rate above 2,000?")
+    assert plan.operation == "count" and plan.answer == ["2"]
+
+
 VOTES = Table(text=[
     ["Region", "Electoral district", "Liberal", "Conservative", "Total valid votes"],
     ["Northern", "Algoma", "6,412", "9,870", "29,820"],
@@ -205,6 +242,60 @@ def test_an_average_over_a_span_whose_end_carries_a_status() -> None:
     """`FY 2024 (unaudited)` is a year: the span's middle years are averaged too."""
     plan, _ = run(EXPENSES, "Average annual administrative expenses over FY 2021–FY 2024?")
     assert plan.operation == "average" and plan.answer == ["4,823.8"]
+
+
+REVENUE = Table(text=[
+    ["Year ended December 31,", "2022", "2023"],
+    ["Operating revenue:", "", ""],
+    ["  Freight revenue", "2,512.3", "2,398.7"],
+    ["  Fuel surcharge revenue", "471.9", "389.2"],
+    ["  Accessorial and other", "112.8", "118.5"],
+    ["Total operating revenue", "3,097.0", "2,906.4"],
+])  # fmt: skip
+
+
+def test_excluding_a_line_named_by_its_own_words() -> None:
+    """`excluding fuel surcharge` names `Fuel surcharge revenue` (its other word is the total's)."""
+    plan, _ = run(REVENUE, "What was 2023 operating revenue excluding fuel surcharge?")
+    assert plan.answer == ["2,517.2"]
+
+
+CORN = Table(text=[
+    ["Item (million bushels)", "2019/20", "2020/21", "2021/22", "2022/23"],
+    ["Production", "13,620", "14,111", "15,074", "13,651"],
+    ["Exports", "1,777", "2,747", "2,471", "1,661"],
+    ["Average market-year price received by farmers ($/bushel)", "3.56", "4.53", "6.00", "6.54"],
+])  # fmt: skip
+
+
+def test_an_average_over_a_span_of_marketing_years() -> None:
+    """`2019/20 through 2021/22` names two period lines whole: the three are averaged, whatever the
+    `Average … price` label says."""
+    plan, _ = run(CORN, "What was the average farm price of corn over 2019/20 through 2021/22?")
+    assert plan.operation == "average" and plan.answer == ["4.697"]
+
+
+def test_which_marketing_year_asks_a_year() -> None:
+    """`marketing` qualifies the year asked: the years are ranked, not the items."""
+    supply = Table(text=CORN.text[:3])
+    plan, _ = run(supply, "Which marketing year had the smallest corn exports?")
+    assert plan.answer == ["2022/23"]
+
+
+SCORECARD = Table(text=[
+    ["Metric", "Unit", "Reno DC", "", "Joliet DC", "", "Savannah DC", ""],
+    ["", "", "FY2022", "FY2023", "FY2022", "FY2023", "FY2022", "FY2023"],
+    ["Orders shipped", "orders", "412,350", "436,910", "688,720", "671,045", "295,480", "341,220"],
+    ["Dock-to-stock time", "hours", "22.6", "19.8", "18.4", "17.9", "31.2", "26.5"],
+    ["Cost per order", "$", "10.21", "10.53", "8.80", "8.95", "12.40", "11.96"],
+], merges=[(0, 2, 0, 3), (0, 4, 0, 5), (0, 6, 0, 7)])  # fmt: skip
+
+
+def test_which_group_ranks_on_a_line_named_beside_its_unit() -> None:
+    """The line's own label is its unit (`hours`); the metric named whole beside it fixes the line
+    and the distribution centres over each year are ranked."""
+    plan, _ = run(SCORECARD, "Which distribution center had the shortest dock-to-stock time in FY2023?")
+    assert plan.answer == ["Joliet DC"]
 
 
 MAYOR = Table(text=[

@@ -40,7 +40,7 @@ from celltrace.server.offline.grounding import (
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
 from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, on_line, value_cell
 from celltrace.server.offline.lookup import listed_items
-from celltrace.server.offline.ranking import ground_option, names_members
+from celltrace.server.offline.ranking import ground_option, names_members, under_named_group
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
@@ -267,7 +267,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
-        members = [ln for ln in members if not is_aggregate(ln)]
+        # `the allocation funds combined`: the lines under `Allocation`
+        members = under_named_group(g, [ln for ln in members if not is_aggregate(ln)])
         # `over the four quarters shown`: the periods beside the best line (`Number of Sales`)
         best = best_col if axis == "col" else best_row
         members = _beside_best(members, best, every.group(1) if every else None, op)
@@ -522,10 +523,11 @@ _CHANGE_AMOUNT = re.compile(
 _TO_LEVEL = re.compile(rf"\b{_CHANGE_VERB}\s+to\b")
 
 
-_PER_MEMBER = re.compile(r"\b(?:per|across\s+(?:all\s+)?(?:the\s+)?|of\s+(?:all\s+)?the)\s*([a-z]+)"
-                         r"(?:\s+(?:in|for|during|as\s+of|at)\s+[^,;]+)?\s*\??$")
-"""`the average budget per department`, `… across all questions`, `… per department in December
-2024`: the members averaged over (the question ends with them, or with the period asked)."""
+_PER_MEMBER = re.compile(r"\b(?:per|across\s+(?:all\s+)?(?:the\s+)?(?:[a-z-]+\s+){0,2}?|of\s+(?:all\s+)?the)"
+                         r"\s*([a-z]+)(?:\s+(?:in|for|during|as\s+of|at)\s+[^,;]+)?\s*\??$")
+"""`the average budget per department`, `… across all questions`, `… across the equity funds`, `… per
+department in December 2024`: the members averaged over (the question ends with them, or with the
+period asked)."""
 
 
 def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
@@ -534,6 +536,21 @@ def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
     m = _PER_MEMBER.search(g.qnorm)
     return m is not None and len(members) >= 2 and any(
         names_members(g, axis, members, st) for st in tokens(m.group(1)))
+
+
+def names_span_ends(g: Grounder) -> bool:
+    """The question says a span (`over 2019/20 through 2021/22`) whose two ends are period lines of
+    one side, each named whole (marketing years, which name no one year)."""
+    return said_span(g.q) and any(
+        sum(ln.label is not None and is_period_label(ln.label.text) and g.mention(ln.label) >= 0.99
+            for ln in lines) >= 2 for lines in (g.rows, g.cols))
+
+
+def averages_members(g: Grounder) -> bool:
+    """The question ends naming members of one side it averages over (`… across the equity funds`),
+    whatever labels hold `average` (`Average annual total return`)."""
+    return any(_per_member(g, axis, [ln for ln in lines if not is_aggregate(ln)])
+               for axis, lines in (("row", g.rows), ("col", g.cols)))
 
 
 def _over_a_span(g: Grounder, members: list[Line]) -> bool:

@@ -34,8 +34,10 @@ def solve_complement(g: Grounder) -> Plan | None:
         return None
     named = set(label_tokens(m.group("named")))
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
-        parts = [ln for ln in lines if ln.label is not None and not is_aggregate(ln)
-                 and g.mention(ln.label) >= 0.99 and set(label_tokens(ln.label.text)) <= named]
+        parts = [ln for ln in lines if ln.label is not None and not is_aggregate(ln) and (
+                 (g.mention(ln.label) >= 0.99 and set(label_tokens(ln.label.text)) <= named)
+                 or named <= set(label_tokens(ln.label.text)))]  # `excluding fuel surcharge`: `Fuel
+        # surcharge revenue`
         wholes = [ln for ln in lines if is_aggregate(ln)]
         if len({ln.label.text.strip() for ln in parts if ln.label}) != 1 or not wholes:
             continue

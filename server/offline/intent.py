@@ -24,10 +24,12 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
     asks_absolute_change,
     asks_total_over_span,
+    averages_members,
     best_cell_names,
     joined,
     labels_hold,
     names_label_range,
+    names_span_ends,
     percentages,
     said_span,
     solve_classes,
@@ -115,9 +117,11 @@ def candidates(g: Grounder) -> list[Plan]:
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
-            (g.spans_years or EVERY_PERIOD.search(g.qnorm)) and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
+            (g.spans_years or EVERY_PERIOD.search(g.qnorm) or averages_members(g) or names_span_ends(g))
+            and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm)
-                  and not (g.spans_years and said_span(q)))  # `average … over 2021–2023`
+                  and not ((g.spans_years or names_span_ends(g)) and said_span(q))  # `… over 2021–2023`
+                  and not averages_members(g))  # `… across the equity funds`
          and not names_change and not ops.asks_extreme_value(q)),  # `the cheapest average price`
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm)) or names_label_range(g)

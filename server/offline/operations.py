@@ -595,9 +595,13 @@ def asked_category(question: str) -> str | None:
     m = ASKED_CATEGORY.search(q)
     if m and m.group(1) in ("one", "ones") and (before := _MEMBERS_BEFORE.match(q[:m.start()])):
         return before.group(1)
+    if m and (period := _PERIOD_HEAD.match(q, m.end(1))):  # `which marketing year`: a year
+        return period.group(1)
     return m.group(1) if m and m.group(1) not in _FUNCTION_AFTER_WH | {"one", "ones"} else None
 
 
+_PERIOD_HEAD = re.compile(r"\s+(year|quarter|month|season)\b")
+"""The period a qualifier before it names (`which marketing year`, `which fiscal quarter`)."""
 _MEMBERS_BEFORE = re.compile(
     r"^\s*(?:among|of)\s+(?:the|these|those|all)\s+(?:[\w'’-]+\s+){0,4}?([a-z]+s)\s*,\s*$")
 """`Among the Northern region districts, `: the members a `which one` after it asks among."""

@@ -65,9 +65,13 @@ def _pick_side(g: Grounder, noun: str | None = None) -> tuple[str, Line]:
     dated = _dated_side(g)  # `in 2023` fixes the year columns: the other side is ranked, unless the
     # year heads a line under each of several groups and the other side's line is named whole
     # (`which segment earned the highest operating income in FY2024`: the segments are ranked)
-    if dated == "col" and len(g.rows) > 1 and not _groups_of_year(g, g.cols, best_row[1]):
+    if dated == "col" and len(g.rows) > 1:
+        if _groups_of_year(g, g.cols, best_row[1]):
+            return "col", _varying(g, "col", g.rows)
         return "row", _varying(g, "row", g.cols)
-    if dated == "row" and len(g.cols) > 1 and not _groups_of_year(g, g.rows, best_col[1]):
+    if dated == "row" and len(g.cols) > 1:
+        if _groups_of_year(g, g.rows, best_col[1]):
+            return "row", _varying(g, "row", g.cols)
         return "col", _varying(g, "col", g.rows)
     whole_row, whole_col = _named_total(g, best_row[1]), _named_total(g, best_col[1])
     ranked = "row" if whole_col > whole_row else "col"  # a total named whole (`which segment had the
@@ -91,11 +95,11 @@ def _named_total(g: Grounder, line: Line) -> int:
 
 def _groups_of_year(g: Grounder, dated: list[Line], named: Line) -> bool:
     """The year the question names heads a line under each of several groups (`FY2024` under each
-    segment) and `named`, a line of the other side, is named whole (`Operating income`)."""
+    segment) and `named`, a line of the other side, is named whole by a label of its path
+    (`Operating income`; `Dock-to-stock time` beside its unit `hours`)."""
     years = [ln for ln in dated if ln.label is not None and len(ln.path) > 1
              and label_year(ln.label.text) in g.q_years]
-    return (len({ln.path[-2].id for ln in years}) >= 2 and named.label is not None
-            and g.mention(named.label) >= 0.99)
+    return len({ln.path[-2].id for ln in years}) >= 2 and max(map(g.mention, named.path), default=0.0) >= 0.99
 
 
 def _dated_side(g: Grounder) -> str | None:
@@ -461,7 +465,7 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     lines = _in_asked_section(g, _group(every, None))
     lines = _stated_level(g, every, lines)
     lines = _named_measure(g, lines) or lines
-    lines = _under_named_group(g, lines)
+    lines = under_named_group(g, lines)
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
     scored = g.best(lines)
     scored = [(s, ln) for s, ln in scored if not under_aggregate(ln)] or scored  # a whole (`All
@@ -517,7 +521,7 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     return vals
 
 
-def _under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
+def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
     """The lines under the one group label the question names whole (`Northern` over its districts
     for `among the Northern region districts`) when it names no member whole; else `lines`."""
     heads = Counter(n.id for ln in lines for n in ln.path[:-1])
@@ -645,6 +649,11 @@ _CODE_RANGE = re.compile(r"(?<![\w-])([a-z]*\d+[a-z]*)\s*[–-]\s*([a-z]*\d+[a-z
 """A span of codes the question gives (`4a–4h`, `A1-A6`)."""
 
 
+_ABBREVIATION = re.compile(r"^[A-Z][a-z]{1,4}\.$")
+"""A name shortened with a dot (`Man.`, `Sask.`): a member the category's words may not read
+(`man` is read as `male`), kept among the members counted."""
+
+
 def solve_count(g: Grounder) -> Plan | None:
     """How many members meet a condition (`in how many years was inflation above 2 percent`, `how
     many provinces saw employment fall`, `how many countries were above the OECD average`): the
@@ -699,8 +708,8 @@ def solve_count(g: Grounder) -> Plan | None:
     vals = [v for v in member_values(g, axis, fixed, stem)  # aggregate members (`OECD average`) left out,
             if ref is None or v[1].id not in {n.id for n in ref.path}]  # and the reference line
     member = _category_test(stem)
-    counted = [v for v in vals if member(v[1].text)] if member else []
-    vals = counted if len(counted) >= 2 else vals  # `how many provinces`: not the country's line
+    kept = [v for v in vals if member(v[1].text) or _ABBREVIATION.match(v[1].text.strip())] if member else []
+    vals = kept if len(kept) >= 2 else vals  # `how many provinces`: not the country's line
     noun_words = frozenset({stem} if stem else ()) | set(label_tokens(ops.count_modifier(g.q) or ""))
     noun_words |= g.q_years
     measure_words = g.line_words(fixed) | noun_words  # `how many wards` names no `Ward 2`, `commercial
