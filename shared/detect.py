@@ -446,6 +446,7 @@ _PERCENT_WORDS = frozenset(_words("percent percentage share proportion"))
 _RATE_WORDS = frozenset(_words("rate ratio"))
 """Question word stems that may ask a percentage or not (`homicide rate` per 100,000)."""
 _PERCENT_UNIT = frozenset(_words("percent percentage"))
+"""Caption word stems declaring the figures percentages (`Units: percent`)."""
 _HOW_MANY = re.compile(r"\bhow many\b")
 """`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`)."""
 

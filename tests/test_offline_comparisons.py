@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from tables import run
 
-from celltrace.server.offline.operations import stated_members
+from celltrace.server.offline.operations import asked_category, stated_members
 from celltrace.shared.table import Table
 
 PAY = Table(text=[
@@ -322,3 +322,14 @@ def test_a_figure_read_where_members_are_counted_is_not_trusted() -> None:
 ])
 def test_members_the_question_says_there_are(question: str, stated: int | None) -> None:
     assert stated_members(question) == stated
+
+
+@pytest.mark.parametrize(("question", "noun"), [
+    ("Which marketing year ended with the smallest corn ending stocks?", "year"),
+    ("Which fiscal quarter had the most revenue?", "quarter"),
+    ("Among the Northern region districts, which one had the most votes?", "districts"),
+    ("Which one had the most votes?", None),
+    ("Which province had the most votes?", "province"),
+])
+def test_the_noun_a_which_question_asks(question: str, noun: str | None) -> None:
+    assert asked_category(question) == noun
