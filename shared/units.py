@@ -53,10 +53,11 @@ MEASURES = {
 PERIOD_UNITS = frozenset({"years", "months", "weeks", "days", "hours"})
 """Time units; a header stating one above period labels (`Year` over `2022 | 2023`) names them."""
 FILLER = {"in", "of", "current", "constant", "nominal", "real", "u.s.", "us", "canadian", "and", "the",
-          "numbers", "amounts", "figures", "values", "annual", "annualized", "yearly", "column", "row"}
+          "numbers", "amounts", "figures", "values", "annual", "annualized", "yearly", "column", "row",
+          "metric"}
 """Words a unit phrase may hold besides units (`in millions of current dollars`, `Numbers in
-thousands`, `Amounts in thousands of dollars`, `annual %`, `column percentages`); alone they name no
-unit."""
+thousands`, `Amounts in thousands of dollars`, `annual %`, `column percentages`, `Thousand metric
+tonnes`); alone they name no unit."""
 COUNTED = frozenset({"employees", "headcount", "staff", "people", "persons", "workers", "customers",
                      "members", "stores", "locations", "branches", "restaurants", "outlets", "qty",
                      "quantity", "units"})

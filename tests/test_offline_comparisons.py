@@ -147,6 +147,18 @@ RATES = Table(text=[
 ], merges=[(0, 1, 0, 2), (0, 3, 0, 5)])  # fmt: skip
 
 
+def test_a_count_bound_in_millions_on_a_table_in_thousand_metric_tonnes() -> None:
+    ports = Table(text=[
+        ["Port", "Inward", "Outward"],
+        ["Halifax", "18,204", "9,870"],
+        ["Saint John", "24,511", "6,112"],
+        ["Montreal", "21,930", "14,006"],
+        ["Quebec", "15,870", "11,240"],
+    ], title="Seaborne cargo handled at selected ports\nThousand metric tonnes")  # fmt: skip
+    plan, _ = run(ports, "How many ports discharged more than 20 million tonnes of inward cargo?")
+    assert plan.operation == "count" and plan.answer == ["2"]
+
+
 def test_a_count_of_provinces_keeps_the_abbreviations_it_cannot_read() -> None:
     """`Man.` is Manitoba (the word `man` reads as `male`): counted with the other Prairie provinces."""
     plan, _ = run(RATES, "How many of the Prairie provinces had a violent crime rate above 2,000?")

@@ -23,6 +23,8 @@ from celltrace.shared.units import caption_unit, label_unit, label_unit_of_value
         ("current dollars", "$"),
         ("dollars per resident", "$ per resident"),
         ("thousands of acres", "thousand acres"),
+        ("Thousand metric tonnes", "thousand tonnes"),
+        ("metric", None),
         ("acres", "acres"),
         ("number", "number"),
         ("$'000", "$ thousands"),
