@@ -1,9 +1,11 @@
 """Comparisons between lines and the members they range over: counts of members beyond their own
 figure on another line (`more digital than print`, `over budget in February`, `below the prior
 year`, `ARPU decline from FY2023 to FY2024`), rankings among a group the question names (`among the
-fixed income funds`, `which of the four regions`), the side a ranking ranges over (segments beside
-a named line), arithmetic the question spells out (`A minus B`, `beat B by`, `leaving out X`) and a
-lookup read where members are counted."""
+fixed income funds`, `which of the four regions`), sums and averages over such a group (`the fixed
+income funds combined`, `across the equity funds`), the side a ranking ranges over (segments beside
+a named line), arithmetic the question spells out (`A minus B`, `beat B by`, `leaving out X`),
+spans of marketing years, a count's bound in another scale than the table's, and a lookup read where
+members are counted."""
 
 from __future__ import annotations
 
