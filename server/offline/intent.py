@@ -99,6 +99,11 @@ def candidates(g: Grounder) -> list[Plan]:
         hits = word_stems & qstems
         return bool(hits) and not hits <= label_vocab
 
+    def averaged_named() -> bool:
+        """Members or a span of periods named as what is averaged (`… across the equity funds`, `over
+        2019/20 through 2021/22`), whatever labels hold `average`."""
+        return averages_members(g) or names_span_ends(g)
+
     unmet: set[str] = set()
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
     relative = _relative_for_amount(g)
@@ -117,11 +122,10 @@ def candidates(g: Grounder) -> list[Plan]:
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
-            (g.spans_years or EVERY_PERIOD.search(g.qnorm) or averages_members(g) or names_span_ends(g))
+            (g.spans_years or EVERY_PERIOD.search(g.qnorm) or averaged_named())
             and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm)
-                  and not ((g.spans_years or names_span_ends(g)) and said_span(q))  # `… over 2021–2023`
-                  and not averages_members(g))  # `… across the equity funds`
+                  and not (g.spans_years and said_span(q)) and not averaged_named())  # `… over 2021–2023`
          and not names_change and not ops.asks_extreme_value(q)),  # `the cheapest average price`
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm)) or names_label_range(g)
