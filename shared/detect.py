@@ -37,6 +37,7 @@ from celltrace.shared.stemming import stem
 from celltrace.shared.table import Origin, Table
 
 _WORD = re.compile(r"[^\W_]+")
+_SUPERSCRIPTS = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _STOP = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on",
      "or", "the", "to", "was", "were", "what", "which", "who", "with"}
@@ -411,36 +412,70 @@ def block_text(table: Table, block: Block) -> str:
 
 def _words(text: str) -> set[str]:
     """The text's word stems (`completions` names `Housing units completed`), a noun in `-ment`
-    also as its verb (`payments` is named by `pay`)."""
-    out = {stem(w) for w in _WORD.findall(normalise_text(text)) if w not in _STOP}
+    also as its verb (`payments` is named by `pay`), without superscript marks (`Canada¹`)."""
+    out = {stem(w) for w in _WORD.findall(normalise_text(_SUPERSCRIPTS.sub(" ", text))) if w not in _STOP}
     return out | {st[:-4] for st in out if st.endswith("ment") and len(st) >= 7}
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
-    """The block sharing the most question words (`how many` asks a `number`) in its own text: its
+    """The block whose caption bears the designation the question says (`in Table B`), else the one
+    sharing the most question words (`how many` asks a `number`) in its own text: its
     cells and, when every block has caption lines of its own, the ones right above it (`B. Lift
     revenue`, not the sheet's title over the first block; a title over the first of two segment
     tables, the second headed by its `Operating income (loss)` cell, is the sheet's); then in its
     own caption alone (`… for the fiscal year ended June 30, 2023:` over a roll-forward whose lines
-    name 2023 too), its caption declaring percentages as the question asks one or not (`Units:
-    percent` over delinquency rates is no answer to `the largest loan balance`); then in all its
-    text (ties: the larger block, then the upper one)."""
+    name 2023 too), the fewer kinds of relative figure its caption declares that the question does
+    not ask (`Job vacancy rate` is no answer to `what percentage of all job vacancies were in
+    Quebec`, `Median total time` none to `the total number of visits`), its caption declaring
+    percentages as the question asks one or not (`Units: percent` over delinquency rates is no
+    answer to `the largest loan balance`; a percent change asks none); then in all its text (ties:
+    the larger block, then the upper one)."""
     asked = _words(question) | ({"number"} if _HOW_MANY.search(question.lower()) else set())
+    change = _PERCENT_CHANGE.search(normalise_text(question)) is not None
+    if change:
+        asked -= _PERCENT_WORDS  # the unit of a change computed, not of the figures read
     captioned = all(_own_caption(b) for b in blocks)
     rate = None if asked & _RATE_WORDS else False  # a rate may be a percentage or not
-    percent_asked = bool(asked & _PERCENT_WORDS) or "%" in question or rate
+    percent_asked = bool(asked & _PERCENT_WORDS) or ("%" in question and not change) or rate
 
-    def score(b: Block) -> tuple[int, int, bool, int, int, int]:
+    wanted = _DESIGNATION.search(normalise_text(question))
+
+    def score(b: Block) -> tuple[bool, int, int, int, bool, int, int, int]:
         caption = _own_caption(b) if captioned else ()
         own = replace(b, caption_rows=caption)
         said = " ".join(_line_text(table, r, b.lines) for r in caption)
         percent = bool(_words(said) & _PERCENT_UNIT) or "%" in said
-        return (len(asked & _words(block_text(table, own))), len(asked & _words(said)),
-                percent_asked in (None, percent), len(asked & _words(block_text(table, b))), b.cells, -b.r0)
+        designated = wanted is not None and wanted.group(0) in {
+            m.group(0) for m in _DESIGNATION.finditer(normalise_text(said))}
+        return (designated, len(asked & _words(block_text(table, own))),
+                len(asked & _words(said)),
+                -len(_unsaid(said, asked)), percent_asked in (None, percent),
+                len(asked & _words(block_text(table, b))), b.cells, -b.r0)
 
     return max(blocks, key=score)
 
 
+_DESIGNATION = re.compile(r"\btable\s+[a-z]?\d*[a-z]?\b")
+"""A table's designation (`Table B`, `Table A1`, `Table 2`): said in the question, it picks the
+block captioned so."""
+
+
+def _unsaid(caption: str, asked: set[str]) -> list[frozenset[str]]:
+    """The kinds of relative figure the caption declares that the question does not ask (`Job
+    vacancy rate` to `what percentage of all job vacancies …`, `Median total time` to `the total
+    number of … visits`): such a table's figures are not the counts or amounts asked."""
+    said = _words(caption)
+    return [kind for kind in _RELATIVE_KINDS if said & kind and not asked & kind]
+
+
+_RELATIVE_KINDS = tuple(frozenset(_words(kind)) for kind in (
+    "average mean", "median", "rate per capita prevalence incidence ratio", "index", "margin"))
+"""Words declaring relative figures, by kind (a `rate` is asked as `per 100,000` as well)."""
+_PERCENT_CHANGE = re.compile(
+    r"\b(?:percent(?:age)?|%)\s*(?:point\s+)?(?:change|increase|decrease|growth|gain|rise|drop|decline|fall|loss)"
+    r"|\bby\s+what\s+(?:percent(?:age)?|%)|\bby\s+how\s+many\s+percent")
+"""A percentage the question asks of a change (`percent change in job vacancies`, `by what percent did
+… grow`): it names no table of percentages."""
 _PERCENT_WORDS = frozenset(_words("percent percentage share proportion"))
 """Question word stems asking a percentage."""
 _RATE_WORDS = frozenset(_words("rate ratio"))

@@ -529,3 +529,58 @@ def test_a_caption_declaring_percentages_answers_only_a_question_asking_one() ->
     ])  # fmt: skip
     assert locate(sheet, "Which credit tier had the largest loan balance in 2023?").text[-1][1] == "23.1"
     assert locate(sheet, "What percent of subprime balances were past due in 2023?").text[-1][1] == "2.24"
+
+
+def test_a_caption_of_rates_or_medians_answers_no_question_asking_none() -> None:
+    """`Job vacancy rate (percent)` is no answer to a share of all job vacancies nor to a percent
+    change in them (both are computed from the counts), and `Median total time` none to the total
+    number of visits; a rate asked reads the rates."""
+    sheet = Table(text=[
+        ["Table 1  Job vacancies", "", ""],
+        ["(number)", "", ""],
+        ["Geography", "2023 Q3", "2024 Q3"],
+        ["Canada", "669,790", "503,910"],
+        ["Quebec", "160,905", "113,210"],
+        ["Ontario", "214,380", "160,575"],
+        ["", "", ""],
+        ["Table 2  Job vacancy rate", "", ""],
+        ["(percent)", "", ""],
+        ["Geography", "2023 Q3", "2024 Q3"],
+        ["Canada", "3.8", "2.8"],
+        ["Quebec", "4.1", "2.9"],
+        ["Ontario", "3.4", "2.5"],
+    ])  # fmt: skip
+    for question in ("What percentage of all job vacancies in Canada in Q3 2024 were in Quebec?",
+                     "What was the percent change in Ontario's job vacancies from Q3 2023 to Q3 2024?"):
+        assert locate(sheet, question).text[-1][1] == "214,380", question
+    assert locate(sheet, "What was Ontario's job vacancy rate in Q3 2024?").text[-1][1] == "3.4"
+    visits = Table(text=[
+        ["Median time spent per visit in the emergency department, by triage level (hours)", "", ""],
+        ["Triage level", "2022–23", "2023–24"],
+        ["Level 2 – Emergent", "6.2", "6.6"],
+        ["Level 3 – Urgent", "4.8", "5.0"],
+        ["", "", ""],
+        ["Emergency department visits by triage level (thousands)", "", ""],
+        ["Triage level", "2022–23", "2023–24"],
+        ["Level 2 – Emergent", "1,042.0", "1,091.6"],
+        ["Level 3 – Urgent", "2,903.8", "2,978.8"],
+    ])  # fmt: skip
+    question = "How many urgent (Level 3) emergency department visits were there in 2022–23?"
+    assert locate(visits, question).text[-1][1] == "2,903.8"
+
+
+def test_a_table_the_question_designates_is_read() -> None:
+    """`in Table B`: the block captioned `Table B`, however many more words the other shares."""
+    sheet = Table(text=[
+        ["Table A. Age-standardized mortality rates per 100,000 by cause of death and sex", "", ""],
+        ["Cause of death", "Men", "Women"],
+        ["All causes", "712.4", "498.1"],
+        ["Cancer", "201.3", "148.2"],
+        ["", "", ""],
+        ["Table B. All-cause mortality rates by age group", "", ""],
+        ["Age group", "Men", "Women"],
+        ["45–64", "610.2", "402.9"],
+        ["65–84", "3,621.4", "2,544.0"],
+    ])  # fmt: skip
+    question = "What was the all-cause death rate per 100,000 for men aged 65–84 in Table B?"
+    assert locate(sheet, question).text[-1][1] == "3,621.4"
