@@ -463,6 +463,8 @@ def _recurring(labels: list[Node]) -> list[bool]:
 
 _WHOLE_LINE = re.compile(r"^(?:all|total|grand\s+total|overall)\b")
 _WORDS = re.compile(r"[^\W_]+")
+_ANY_TOTAL = re.compile(r"\b(?:sub)?totals?\b")
+"""A total line however worded (`Americas total`)."""
 _TOTAL_LINE = re.compile(r"^(?:sub)?totals?\b")
 """A `Total …` line sums the rows above it, however deep it is indented (statements often indent
 totals further than their items)."""
@@ -476,7 +478,9 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     section therefore scopes every row up to the next section row) and, at a section's own
     indentation, a section whose first row was indented under it (`Current assets:`, its indented
     items, then `Total assets` back at the left is not one of them; `Toronto` then `Total` and its
-    items at the left, some with indented parts, keeps them all). A `Total …` label is never
+    items at the left, some with indented parts, keeps them all). A row less indented than the
+    first row under a section ends it (`Atlantic provinces`, its provinces indented four spaces, then
+    `  Quebec` at two), unless it is a total (`  Americas total` under `Americas`). A `Total …` label is never
     under a plain label (`_TOTAL_LINE`); a section over repeated blocks (`_outer_sections`) and a
     row heading a repeated run of rows (`_block_heads`) sit one level further out; such a head stays
     under the sections around it, and the next section row ends its block.
@@ -485,6 +489,7 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
     stack: list[tuple[int, Node, bool]] = []
     indented: set[int] = set()  # sections whose rows sit deeper than their own label
     seen: set[int] = set()  # sections a row has followed (`Toronto` then `Total` at its indentation)
+    depth: dict[int, int] = {}  # a section's first row's indentation: a row less indented ends it
     label_col = model.header_cols - 1
     labels = {r: next(graph.node_at(r, c) for c in range(graph.n_cols) if not graph.node_at(r, c).empty)
               for r in sections}
@@ -512,10 +517,14 @@ def _row_parents(graph: CellGraph, model: HeaderModel, sections: list[int]) -> d
             continue
         ind = indent_of(lab.text)
         closing = _TOTAL_LINE.match(normalise_text(lab.text)) is not None
-        stack = [e for e in stack if (e[0] < ind and (e[2] or not closing))
+        totals = _ANY_TOTAL.search(normalise_text(lab.text)) is not None
+        stack = [e for e in stack if (e[0] < ind and (e[2] or not closing)
+                                      and (totals or depth.get(e[1].id, ind) <= ind))
                  or (e[2] and e[0] == ind and e[1].id not in indented)]
         indented.update(n.id for i, n, is_section in stack if is_section and i < ind and n.id not in seen)
         seen.update(n.id for _, n, is_section in stack if is_section)  # the first row says which
+        if stack and stack[-1][2]:
+            depth.setdefault(stack[-1][1].id, ind)
         out[r] = [n for _, n, _ in stack]
         closed = _closed_section(lab.text, stack) if closing else None
         if closed is not None:  # `Total current assets` ends `Current assets`: `Total assets` is not in it

@@ -90,6 +90,30 @@ def test_the_active_sheet_keeps_a_question_its_whole_text_matches(monkeypatch, c
         assert json.loads(out)["evidence"][0]["sheet"] == "By sector"
 
 
+def test_a_notes_sheet_is_never_the_better_sheet(monkeypatch, capsys, tmp_path) -> None:
+    """A sheet of notes shares more of the question's words (`Payroll jobs in Alberta … August
+    2024`) but shows no figures: the table is answered, without a hint."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Payrolls"
+    ws.append(["Payroll employees by province"])
+    ws.append([])
+    ws.append(["Province", "July 2024", "August 2024"])
+    ws.append(["Alberta", 2139660, 2145870])
+    ws.append(["Quebec", 3956210, 3961880])
+    notes = wb.create_sheet("Notes")
+    notes.append(["1. Payroll jobs in Alberta and other provinces are counted by employer in August 2024."])
+    book = str(tmp_path / "notes.xlsx")
+    wb.save(book)
+    code, out, err = run_main(monkeypatch, capsys, "ask", book, "How many payroll jobs did Alberta have in "
+                              "August 2024?", "--engine", "offline", "--json")
+    assert code == 0 and "hint" not in err, err
+    data = json.loads(out)
+    assert data["evidence"][0]["sheet"] == "Payrolls" and data["answer"] == ["2145870"]
+
+
 def test_range_past_the_used_range_is_reported(monkeypatch, capsys) -> None:
     code, out, err = run_main(
         monkeypatch, capsys, "ask", BOOK, "What was cargo revenue in 2016?", "--range", "A1:ZZ99999",

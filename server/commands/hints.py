@@ -10,9 +10,12 @@ from pathlib import Path
 
 from celltrace.shared.a1 import quote_sheet
 from celltrace.shared.errors import UserError
+from celltrace.shared.numbers import is_number_text
 from celltrace.shared.table import Table
 
 SCAN_CELLS = 50_000
+MIN_FIGURES = 2
+"""The fewest figures a sheet shows to be answered from in place of the active one."""
 """Cells read per other sheet when looking for a better match (keeps the hint under a second)."""
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 
@@ -51,7 +54,8 @@ def _words(texts: list[str]) -> set[str]:
 def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
     """Another visible worksheet whose text shares more of the question's words than the sheet of
     `table` does (the best one; each sheet's whole text, titles included), else None; says so on
-    stderr."""
+    stderr. A sheet showing no figures (`Notes`, definitions) is never the better one: no answer is
+    read from it."""
     wanted = _words([question])
     if not wanted:
         return None
@@ -64,11 +68,15 @@ def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
             if ws.title != table.sheet and ws.sheet_state != "visible":
                 continue
             texts: list[str] = []
+            figures = 0
             for row in ws.iter_rows(values_only=True):
                 texts += [v for v in row if isinstance(v, str)]
+                figures += sum((isinstance(v, (int, float)) and not isinstance(v, bool)) or (
+                    isinstance(v, str) and is_number_text(v)) for v in row)
                 if len(texts) > SCAN_CELLS:
                     break
-            hits[ws.title] = len(wanted & _words(texts))
+            if ws.title == table.sheet or figures >= MIN_FIGURES:
+                hits[ws.title] = len(wanted & _words(texts))
     finally:
         wb.close()
     here = hits.get(table.sheet, 0)
