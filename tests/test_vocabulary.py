@@ -176,6 +176,20 @@ def test_each_same_word_finds_the_label_it_names(word: str, same: str) -> None:
     assert plan.answer == ["40"]
 
 
+@pytest.mark.parametrize(("phrase", "same"), [
+    (p, canon) for canon, phrases in vocabulary()["same_phrases"].items() for p in phrases])
+def test_each_same_phrase_finds_the_label_it_names(phrase: str, same: str) -> None:
+    """`before seasonal adjustment` reads the `Unadjusted` column, not `Seasonally adjusted`."""
+    cells = [["Month", "Seasonally adjusted", same.capitalize()], ["September 2024", "2,068.2", "2,088.1"]]
+    graph = CellGraph(Table(text=cells, merges=[]))
+    question = f"How many hours were worked in September 2024, {phrase}?"
+    plan = solve(question, graph, infer_headers(graph), None)
+    assert plan.answer == ["2,088.1"]
+    plan = solve("How many hours were worked in September 2024, seasonally adjusted?", graph,
+                 infer_headers(graph), None)
+    assert plan.answer == ["2,068.2"]
+
+
 @pytest.mark.parametrize(("a", "b", "same"), [
     ("goverment", "government", True),    # a letter left out
     ("governnment", "government", True),  # a letter added

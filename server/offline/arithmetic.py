@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from celltrace.server.infra.retrieval import tokens
@@ -38,9 +39,16 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
-from celltrace.server.offline.lines import Line, is_aggregate, is_aggregate_label, on_line, value_cell
+from celltrace.server.offline.lines import (
+    Line,
+    is_aggregate,
+    is_aggregate_label,
+    labels_recur,
+    on_line,
+    value_cell,
+)
 from celltrace.server.offline.lookup import listed_items
-from celltrace.server.offline.ranking import ground_option, names_members, under_named_group
+from celltrace.server.offline.ranking import ground_option, names_members, said_whole, under_named_group
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
@@ -49,15 +57,20 @@ from celltrace.shared.units import CURRENCIES, RELATIVE_WORDS, parse_unit, witho
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
 def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
-    """Lines whose innermost label (above a unit of amounts the question names: `November 2024` over
-    `$ thousands` for `how many thousand dollars`) is fully mentioned, or named by its head alone
-    (`_unique_heads`: `corn` for `Corn for grain`), with the label's position in the question; of
-    lines with the same label (`Sep 30, 2021` under `Three Months Ended` and under `Nine Months
-    Ended`), the best-scored one (the first on ties)."""
+    """Lines whose innermost label (above a unit of amounts the question names, or a period's unit no
+    sibling line differs by: `November 2024` over `$ thousands`, `September 2024` over `thousands`)
+    is fully mentioned, or named by its head alone (`_unique_heads`: `corn` for `Corn for grain`),
+    with the label's position in the question; of lines with the same label (`Sep 30, 2021` under
+    `Three Months Ended` and under `Nine Months Ended`), the best-scored one (the first on ties),
+    and the one under a period the question names (`2024 > Men`, not `2022 > Men`)."""
     best: dict[str, tuple[Node, Line]] = {}
     heads = _unique_heads(lines)
-    for ln in lines:
-        lab = next((n for n in reversed(ln.path) if not (_amount_unit(n.text) and g.mention(n) >= 0.99)),
+    alone = Counter(ln.parent_ids for ln in lines)  # a line's own unit no sibling differs by
+    for ln in lines:  # under a period (`thousands` under `September 2024`, not `$000s` beside `$/oz`,
+        # nor `millions of dollars` over five years beside `percentage change`) names nothing
+        lab = next((n for n in reversed(ln.path) if not ((_amount_unit(n.text) and g.mention(n) >= 0.99) or (
+            parse_unit(n.text) is not None and alone[ln.parent_ids] == 1 and len(ln.path) > 1
+            and is_period_label(ln.path[-2].text) and len(n.cols if ln.axis == "col" else n.rows) == 1))),
                    ln.label)
         if lab is None or (g.mention(lab) < 0.99 and not (
                 lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
@@ -72,15 +85,18 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         if key not in best or g.line_score(ln) > g.line_score(best[key][1]):  # said inside `revenue
             best[key] = (lab, ln)  # passenger miles`
     periods = [k for k in best if label_year(k) is None]
+    dated = {normalise_text(g.head(lab.text)) for k, (lab, _) in best.items()
+             if k != normalise_text(g.head(lab.text))}  # `Men` under the year said, not under another
     out = sorted(((question_position(g, lab), ln, k) for k, (lab, ln) in best.items()
-                  if not _within_a_period(k, periods)), key=lambda x: x[0])
+                  if not _within_a_period(k, periods) and k not in dated), key=lambda x: x[0])
     # drop labels the question says only inside a longer mentioned label: one holding their text, or
     # all their words when the question quotes it ("revenue" inside "cargo revenue", "net income"
     # inside "net interest income"; not in "percentage of revenue was cost of revenue")
     keys = [k for _, _, k in out]
     held = {k: set(label_tokens(k)) for k in keys}
     return [(pos, ln) for pos, ln, k in out if not compose.said_only_inside(g.qnorm, k, [
-        o for o in keys if k != o and (k in o or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]
+        o for o in keys if k != o and (re.search(rf"(?<!\w){re.escape(k)}(?!\w)", o)  # `men` is not
+                                       or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]  # in `women`
 
 
 def _dated_quarter(line: Line) -> tuple[str, str] | None:
@@ -183,6 +199,11 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             plan = _composable(g, op, axis, grouped, fixed) if _additive(g, axis, grouped, fixed) else None
             if plan is not None:
                 return plan
+        kept = [m for m in mentioned if not gives_change(m[1])]  # the change computed is no operand
+        if op in ("diff", "growth", "cagr") and len(kept) >= 2:  # (`Change` named by `change from …`)
+            mentioned = kept
+        if op == "percent_of" and len(mentioned) == 1:
+            mentioned += [(len(g.q), ln) for ln in _whole_beside(g, lines, mentioned[0][1])]
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
@@ -211,6 +232,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                 if ops.AS_A_SHARE.search(g.q) and whole:  # `X as a percentage of Y` names both: the
                     chosen = sorted(chosen, key=lambda ln: len(whole & set(label_tokens(  # whole is
                         ln.label.text if ln.label else ""))))  # the line Y names, last
+                elif len(inside := _said_of_whole(g, chosen)) == 1:  # `of all job vacancies in
+                    chosen = [ln for ln in chosen if ln is not inside[0]] + inside  # Canada … were in Quebec`
                 elif not any(is_aggregate(ln) for ln in chosen):
                     continue  # "what percent of X were Y" without a total is usually a lookup
                 elif is_aggregate(chosen[0]):
@@ -249,9 +272,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     summed = (set(ops.words(g.q)) & {"sum", "combined", "altogether"}) - own  # not `Combined ratio`
     year_parts = _whole_year_asked(g) is not None and bool(
         _parts_of_year(g, g.rows) or _parts_of_year(g, g.cols))
-    if op == "average" or (op == "sum" and (summed or every or year_parts)):  # `total … for full-year
-        # 2023`: its quarters
-        sides = ((best_col, "row", g.rows), (best_row, "col", g.cols))
+    sides = ((best_col, "row", g.rows), (best_row, "col", g.cols))
+    grouped = [side for side in sides if named_group_in(g, side[2])]
+    if op == "average" or (op == "sum" and (summed or every or year_parts or grouped)):  # `total … for
+        # full-year 2023`: its quarters; `total admissions across the Women & Children departments`
         named = [(fixed, axis, members) for fixed, axis, members in sides
                  if op == "average" and _per_member(g, axis, [ln for ln in members if not is_aggregate(ln)])]
         spans = [(fixed, axis, within) for fixed, axis, members in sides
@@ -259,6 +283,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         periodic = [side for side in sides if every and _periods(side[2])]
         if len(named) == 1:  # `per department`: over the rows the noun names, whatever the best line
             fixed, axis, members = named[0]
+        elif len(grouped) == 1:  # `the Prairie provinces altogether`: the rows under that label
+            fixed, axis, members = grouped[0]
         elif len(spans) == 1:  # `over the four quarters of 2023`: the quarters under `2023`
             fixed, axis, members = spans[0]
         elif len(periodic) == 1:  # `over the four quarters shown`: the side of periods
@@ -284,6 +310,48 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
+
+
+def _whole_beside(g: Grounder, lines: list[Line], part: Line) -> list[Line]:
+    """The sibling of a share's one mentioned line that what the question says of the whole names
+    whole (`what percentage of employed men worked part time`: `Employment` beside `Part-time
+    employment`, whose words hold it), when there is one."""
+    clause = set(label_tokens(ops.share_clause(g.q) or ""))
+    found = [ln for ln in lines if ln is not part and ln.parent_ids == part.parent_ids
+             and ln.label is not None and not is_period_label(ln.label.text)  # (a period is no whole)
+             and (words := set(label_tokens(ln.label.text))) and words <= clause]
+    return found if len(found) == 1 else []
+
+
+def _said_of_whole(g: Grounder, chosen: list[Line]) -> list[Line]:
+    """Of a share's two lines, the one named whole in what the question says of the whole
+    (`ops.share_clause`: `of all job vacancies in Canada`, `of employed men` → `Employment`, not
+    `Part-time employment`) when the other is not."""
+    if len(chosen) != 2 or any(ln.label is None or is_period_label(ln.label.text) for ln in chosen):
+        return []  # (a period said of the whole dates it: `of all units produced in June 2024`)
+    clause = set(label_tokens(ops.share_clause(g.q) or ""))
+    inside = [ln for ln in chosen if ln.label and set(label_tokens(ln.label.text)) <= clause]
+    return inside if len(inside) == 1 else []
+
+
+def named_group_in(g: Grounder, lines: list[Line]) -> bool:
+    """A group label the question names holds two or more of these lines' members
+    (`under_named_group`): a heading of members (`Prairie provinces`, `Renewable` over its sources).
+    Not a period (`2022–23` over its quarters: the year's own total is read), a line of its own
+    (`Household final consumption expenditure` over its goods and services is the line asked), a
+    group showing its own total (`Ajax` over its seasons and their `Total`), nor one over measures
+    (`League > Apps | Goals`, the same labels again under `Cup`; `Exports > Value | Share of total
+    (%)`); and none when the question names a total line whole (`Total program expenses`)."""
+    grouped = under_named_group(g, lines)
+    under = [ln for ln in grouped if not is_aggregate(ln)]
+    members = [ln for ln in lines if not is_aggregate(ln)]
+    if len(under) < len(grouped) or labels_recur(grouped, lines) or any(
+            ln.label is None or ops.is_measure_label(ln.label.text) or percentages([ln], []) for ln in under):
+        return False
+    own = {ln.label.id for ln in lines if ln.label is not None}
+    return 2 <= len(under) < len(members) and not any(
+        (is_period_label(n.text) and g.mention(n) > 0) or (n.id in own and said_whole(g, n))
+        for n in under[0].path[:-1])
 
 
 def _is_period(line: Line) -> bool:
@@ -687,14 +755,22 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: 
     if percentages([fixed], nodes) or any(g.h.unit_for(n) == "percent" for n in nodes):
         nums = [num.value for n in nodes if (num := g.number(n)) is not None]
         return len(nums) == len(nodes) and abs(sum(nums) - 100) <= DISTRIBUTION_TOLERANCE
-    money = any(unit and unit.split()[0] in CURRENCIES.values() for unit in map(g.h.unit_for, nodes))
-    title = without_exemptions(g.graph.table.title or "") if titled and not money else ""  # a title
-    texts = [title, *(n.text for ln in [fixed, *members] for n in ln.path)]  # naming other measures
-    # (`Net Interest Margin and Average Deposits`) says nothing of amounts of money
-    named = {w for text in texts for w in ops.words(text)}
+    units = [unit.split() for unit in map(g.h.unit_for, nodes) if unit]
+    declared = any(unit[0] in CURRENCIES.values() or _COUNT_UNITS & set(unit) for unit in units)
+    title = without_exemptions(g.graph.table.title or "") if titled and not declared else ""  # a title
+    # naming other measures (`Net Interest Margin and Average Deposits`, `Job vacancies and job vacancy
+    # rate`) says nothing of amounts of money or counts (`(number)`), nor one a line of the table
+    # shows (`Note 14. Earnings Per Share` over share counts and its `Earnings per share:` lines)
+    shown = {w for ln in g.rows + g.cols for n in ln.path for w in ops.words(n.text)}
+    texts = [n.text for ln in [fixed, *members] for n in ln.path]
+    named = {w for text in texts for w in ops.words(text)} | (set(ops.words(title)) - shown)
     if periods and "share" in named:
         named -= {"per"}
     return named.isdisjoint(RELATIVE_WORDS)
+
+
+_COUNT_UNITS = frozenset({"number", "persons"})
+"""Units of counts (`(number)`, `thousands of persons`): their figures add up over classes."""
 
 
 def solve_union(g: Grounder) -> Plan | None:
@@ -905,8 +981,9 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
         return None  # one cell twice (a merged area under two lines) is no operand pair
     if op == "sum" and sum(n.value for n in nums) > WHOLE_PERCENT and percentages([*chosen, fixed], nodes):
         return None
-    if op == "percent_of" and abs(nums[0].value) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
-        return None  # a part larger than its whole: not a share's operands
+    part = sum(n.value for n in nums[:-1])
+    if op == "percent_of" and abs(part) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
+        return None  # parts larger than their whole: not a share's operands
     if op == "ratio" and _TIMES.search(g.q.lower()) and abs(nums[0].value) < abs(nums[-1].value):
         nodes, nums = nodes[::-1], nums[::-1]  # `how many times is A than B` is asked of the larger
     if all(n.value < 0 for n in nums) and (
@@ -954,9 +1031,9 @@ larger sum or share is not what was asked."""
 
 
 def percentages(lines: list[Line], nodes: list[Node]) -> bool:
-    """The cells (on these lines) are percentages: shown with `%` or under a percent label."""
-    return any("%" in n.text for n in nodes) or any(
-        "percent" in label_tokens(n.text) for ln in lines for n in ln.path)
+    """The cells (on these lines) are percentages: shown with `%` or under a percent label or unit."""
+    labels = [n for ln in lines for n in [*ln.path, *([ln.unit] if ln.unit else [])]]
+    return any("%" in n.text for n in nodes) or any("percent" in label_tokens(n.text) for n in labels)
 
 
 _SPAN = r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b"

@@ -27,9 +27,11 @@ def solve_complement(g: Grounder) -> Plan | None:
     """The whole less the one line the question excludes, at the best-grounded line of the other
     axis. The whole is an aggregate line: the one the question names most, then the outermost, then
     the first after the excluded line. None when a label says the exclusion itself (`Born outside
-    Canada` is a line of its own), a name or a share is asked, or no single line or whole is found."""
+    Canada` is a line of its own), a name, a share or a count of members is asked (`outside the
+    United States, how many areas produced more than 200`), or no single line or whole is found."""
     m = EXCLUDED.search(g.qnorm)
-    if m is None or "percent" in g.qtoks or ops.asks_label(g.q) or any(
+    counted = ops.count_condition(g.q) is not None
+    if m is None or counted or "percent" in g.qtoks or ops.asks_label(g.q) or any(
             _SAID_BY_LABELS.search(normalise_text(n.text)) for ln in g.rows + g.cols for n in ln.path):
         return None
     named = set(label_tokens(m.group("named")))

@@ -21,7 +21,7 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label, period_end
 from celltrace.server.offline.lexicon import label_tokens
-from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate
+from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate, labels_recur
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 from celltrace.shared.units import parse_unit
@@ -259,6 +259,7 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         if best is not None and dist >= best[0]:
             continue
         part = max((ln for ln in lines if ln.index in members), key=lambda ln: (g.line_score(ln), -ln.index))
+        parts = _heading_members(node, [ln for ln in lines if ln.index in members], lines) or [part]
         wholes = [ln for ln in totals if ln.index != part.index]  # a share of itself is none
         if is_aggregate(part):  # a group's own total (`Total, Northern Region`) is a part of a total
             wholes = [ln for ln in wholes if len(ln.path) < len(part.path)] or wholes  # above it
@@ -269,8 +270,20 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         if not wholes:
             continue
         whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
-        best = (dist, axis, [part, whole], fixed)
+        best = (dist, axis, [*parts, whole], fixed)
     return None if best is None else best[1:]
+
+
+def _heading_members(node: Node, members: list[Line], lines: list[Line]) -> list[Line]:
+    """The lines a heading with no line of its own stands for (`Surgical` over its departments, no
+    `Total surgical` among them): the part is their sum. None when the heading labels a line itself,
+    its group shows a total of its own (which is the part), or its lines are measures, their labels
+    repeated under other headings (`Hospital > number | row % | column %`, again under
+    `Non-hospital`)."""
+    if len(members) < 2 or labels_recur(members, lines) or any(
+            (ln.label is not None and ln.label.id == node.id) or is_aggregate(ln) for ln in members):
+        return []
+    return members
 
 
 def _part_in_named_group(g: Grounder, lines: list[Line], whole: Line) -> list[Operand]:

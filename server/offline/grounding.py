@@ -22,6 +22,7 @@ from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label, spelled_classes
 from celltrace.server.offline.lexicon import (
     CARDINALS,
+    SUBTOTAL_STEMS,
     UNIT_CANON,
     acronym,
     asks_precision,
@@ -67,8 +68,6 @@ from celltrace.shared.units import CURRENCIES, SCALE_UNITS, SCALES, is_sample_si
 AGGREGATE_STEMS = frozenset(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
 """`total`, `overall`, …: alone they do not say which section's total line is meant."""
 
-_SUBTOTAL_STEMS = frozenset(label_tokens("subtotal subtotals"))
-"""`Subtotal Europe` is named by `Europe`: its group's total line, however the question words it."""
 
 TITLE_WEIGHT = 0.5
 """Weight of question words the table title also holds: they often restate context, not a cell.
@@ -191,9 +190,11 @@ CHANGE_LABELS = ("change", "chg", "difference", "increase", "decrease", "growth"
 """Words of the labels of a line that gives a change (`% change`, `% chg`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
                          r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|added\b|gained\b"
+                         r"|(?:lost|shed)\b(?=.*\b(?:between|from|since)\b)"
                          r"|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")
 """Wording that asks for a change (`how much did it increase`, `the difference`, `edged up`,
-`improved`, `added the most jobs`; not the nouns `improvements`, `deterioration`)."""
+`improved`, `added the most jobs`, `lost … between 2022 and 2024`; not the nouns `improvements`,
+`deterioration`, nor `lost` without a span: `how many games were lost` counts losses)."""
 REACHED = re.compile(ASKS_CHANGE.pattern + r"\s+(?:up\s+)?to\W*$")
 """`what did the rate increase to?`: the level reached, not the change."""
 _CHANGE_STEMS = frozenset(t for w in CHANGE_LABELS for t in label_tokens(w))
@@ -400,6 +401,7 @@ class Grounder:
     def _rows(self) -> list[Line]:
         h, g = self.h, self.graph
         out: list[Line] = []
+        units = _unit_columns(g, h)
         for r in range(h.header_rows, g.n_rows):
             if r in h.section_rows:
                 continue
@@ -408,9 +410,11 @@ class Grounder:
             if not data:
                 continue
             path = h.row_path(data[0])
+            unit = next((n for n in path if n.c0 in units), None)
+            path = [n for n in path if n is not unit]
             if out and out[-1].index == r - 1:
                 path = _closing_total(path, out[-1].path, r)
-            out.append(Line("row", r, path, [n for n in data if _is_text_value(n)]))
+            out.append(Line("row", r, path, [n for n in data if _is_text_value(n)], unit=unit))
         return roll_forward(out)
 
     def _cols(self) -> list[Line]:
@@ -791,7 +795,8 @@ class Grounder:
         ltoks = label_tokens(self.head(node.text))
         own = [t for t in ltoks if t not in known]
         ltoks = own if own and not set(own) <= AGGREGATE_STEMS else ltoks
-        ltoks = [t for t in ltoks if t not in _SUBTOTAL_STEMS] or ltoks
+        ltoks = [t for t in ltoks if t not in SUBTOTAL_STEMS] or [  # `Subtotal Europe` is named by
+            "total" if t in SUBTOTAL_STEMS else t for t in ltoks]  # `Europe`, a bare `Subtotal` by `total`
         lex = 0.0
         if ltoks:
             m = self.matched(node)
@@ -1004,6 +1009,10 @@ class Grounder:
             parents = sum(self.mention(n) for n in line.path[:-1]) / max(len(line.path) - 1, 1)
             known = frozenset(t for n in line.path[:-1] for t in label_tokens(n.text))
             exact = EXACT_BONUS * self.phrase_share(line.label)
+            own_words = set(label_tokens(line.label.text))
+            if len(line.path) > 1 and own_words and own_words <= SUBTOTAL_STEMS:  # a bare
+                exact = max(exact, EXACT_BONUS * self.phrase_share(line.path[-2]))  # `Subtotal` is said
+                # as its group's name (`Latin America's total net sales`)
             rest = RESIDUAL_PENALTY * (bool(_RESIDUAL.match(normalise_text(line.label.text)))
                                        and not re.search(r"\bothers?\b", self.qnorm))
             precision = PRECISION_PENALTY * (line.axis == "col" and not self._asks_precision and any(
@@ -1497,10 +1506,23 @@ def question_position(g: Grounder, node: Node) -> int:
 
 
 # ---- lookup -----------------------------------------------------------------------------------
+def _unit_columns(g: CellGraph, h: HeaderModel) -> set[int]:
+    """Row-label columns holding nothing but units (`Unit`: `thousands`, `%` beside each
+    characteristic): they state each row's unit, they do not name it."""
+    out = set()
+    for c in range(1, h.header_cols):
+        cells = [n for r in range(h.header_rows, g.n_rows) if not (n := g.node_at(r, c)).empty and n.r0 == r]
+        if len(cells) >= 2 and all(n.c0 == c and parse_unit(n.text) is not None for n in cells):
+            out.add(c)
+    return out
+
+
 def _closing_total(path: list[Node], above: list[Node], r: int) -> list[Node]:
     """A total row right under a group whose merged label ends just above it totals that group:
-    `Benfica` merged over its seasons, then `Total` → `Benfica > Total`."""
-    if len(path) != 1 or not is_aggregate_label(path[0]) or len(above) < 2:
+    `Benfica` merged over its seasons, then `Total` → `Benfica > Total`; not when the group's last
+    row is its total already (`Latin America` over `Brazil | Mexico | Subtotal`, then `Total net
+    sales` totals every group)."""
+    if len(path) != 1 or not is_aggregate_label(path[0]) or len(above) < 2 or is_aggregate_label(above[-1]):
         return path
     group = above[0]
     return [group, *path] if group.r1 == r - 1 and group.r1 > group.r0 else path

@@ -28,6 +28,7 @@ from celltrace.server.offline.arithmetic import (
     best_cell_names,
     joined,
     labels_hold,
+    named_group_in,
     names_label_range,
     names_span_ends,
     percentages,
@@ -63,7 +64,7 @@ from celltrace.server.offline.ranking import (
     solve_section_count,
 )
 from celltrace.shared.graph import Node, normalise_text, words
-from celltrace.shared.units import MEASURES, SCALES
+from celltrace.shared.units import MEASURES, SCALES, label_unit
 
 
 def candidates(g: Grounder) -> list[Plan]:
@@ -129,7 +130,7 @@ def candidates(g: Grounder) -> list[Plan]:
          and not names_change and not ops.asks_extreme_value(q)),  # `the cheapest average price`
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm)) or names_label_range(g)
-         or _counted_over_every_period(g)),
+         or _counted_over_every_period(g) or _total_of_named_group(g)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -146,6 +147,9 @@ def candidates(g: Grounder) -> list[Plan]:
     if not any(plan.operation == "count" for plan in plans) and counts_members(g):
         for plan in plans:  # no count found: a cell read is some other figure
             plan.stats["counted_members"] = 1.0
+    for plan in plans:
+        if _negates_a_label(g, plan):
+            plan.stats["negated_label"] = 1.0
     asked = asked_measure(g) if measure is None else None
     if asked is not None and said(asked[0], between=0).search(question):  # `free cash flow` on an
         name, (first, second, _) = asked  # income statement: no answer is it
@@ -156,6 +160,26 @@ def candidates(g: Grounder) -> list[Plan]:
         for plan in plans:  # label gives one (a note may state it): no cell is it
             plan.unsupported = "the table shows no margin of error, standard error or interval"
     return plans or [lookup]
+
+
+_NEGATED = (r"\b(?:not|non|never|no\s+longer)(?:\s*-\s*|\s+)"
+            r"(?:(?:in|on|at|of|a|an|the|part\s+of|counted\s+in|included\s+in)\s+)*")
+"""A negation and the function words between it and what it negates (`not in the labour force`)."""
+_NEGATION = re.compile(_NEGATED)
+
+
+def _negates_a_label(g: Grounder, plan: Plan) -> bool:
+    """The question negates a label the plan reads (`how many women were not in the labour force`
+    read at `Labour force`), a label saying no negation itself: the figure asked is that line's
+    complement, which no cell read gives."""
+    if not _NEGATION.search(g.qnorm):
+        return False
+    for i in plan.header_nodes:
+        text = normalise_text(g.graph.node(i).text).strip()
+        if text and label_tokens(text) and "not" not in label_tokens(text) and re.search(
+                _NEGATED + re.escape(text) + r"\b", g.qnorm):
+            return True
+    return False
 
 
 UNMET = {"cagr": "change", "growth": "change", "diff": "change", "percent_of": "share", "ratio": "ratio",
@@ -174,6 +198,14 @@ def _names_a_category(g: Grounder) -> bool:
     asked = not ops.SUM_WORDS.isdisjoint(ops.words(g.q)) and not ops.asks_label(g.q)
     found = g.category_rows if asked else None
     return found is not None and len(found[1]) >= 2
+
+
+def _total_of_named_group(g: Grounder) -> bool:
+    """`Ontario's total renewable generation`: a sum word and a group the question names on either
+    axis (`Renewable` over its sources), whatever total line the best cell reads (`Total all
+    sources` is every source's)."""
+    return not ops.SUM_WORDS.isdisjoint(ops.words(g.q)) and (
+        named_group_in(g, g.rows) or named_group_in(g, g.cols))
 
 
 def _per_unlabelled(g: Grounder) -> bool:
@@ -250,6 +282,8 @@ def _counted_over_every_period(g: Grounder) -> bool:
 
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 """An amount asked (`how many`, `how much`)."""
+_POINTS = re.compile(r"\bpoints?\b|\bpp\b")
+"""A change asked in percentage points."""
 _CHG = re.compile(r"\bchg\b")
 """`% chg`: a change, abbreviated."""
 
@@ -263,7 +297,9 @@ def _lookup_is_percent(g: Grounder) -> bool:
     best = _best_cell(g)
     if best is None or not (percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent"):
         return False
-    if _other_base(g, best[0].path + best[1].path):
+    if g.h.unit_for(best[2]) == "percentage points" and not _POINTS.search(g.qnorm):
+        return False  # a rate's change in points is no percentage change of what is named
+    if _other_base(g, best[0].path + best[1].path) or _whole_on_other_line(g, best[0], best[1]):
         return False
     if not ASKS_CHANGE.search(g.qnorm) and any(gives_change(ln) or _CHG.search(normalise_text(ln.label.text))
                                                for ln in best[:2] if ln.label is not None):
@@ -276,6 +312,27 @@ def _lookup_is_percent(g: Grounder) -> bool:
                if ln.index != line.index and len(ln.path) >= 2 and ln.path[0].id == group):
             return False
     return True
+
+
+def _whole_on_other_line(g: Grounder, *best: Line) -> bool:
+    """`What share of Canada's October 2024 employment was in Quebec` read at `Employment rate >
+    October 2024 > %`: the share's whole names every label of another line on the same axis
+    (`Employment > October 2024 > thousands`, its unit aside) that shows no percentages, while the
+    percentage line has a label the question does not say (`rate`): the share is computed from
+    that line, not read as another measure's rate."""
+    whole = ops.share_whole(g.qnorm)
+    said_words = set(label_tokens(whole)) if whole else set()
+
+    def named(line: Line) -> bool:
+        words = {t for n in line.path if label_unit(n.text) is None for t in label_tokens(n.text)}
+        return bool(words) and words <= said_words
+
+    for line, lines in ((best[0], g.rows), (best[1], g.cols)):
+        if said_words and percentages([line], []) and not named(line) and any(
+                ln.index != line.index and ln.path and not percentages([ln], []) and named(ln)
+                for ln in lines):
+            return True
+    return False
 
 
 def _other_base(g: Grounder, path: list[Node]) -> bool:

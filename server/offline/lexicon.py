@@ -61,6 +61,20 @@ def _same_words() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
+def _same_phrases() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(phrase pattern, the word it reads as), from the `[same_phrases]` table of the vocabulary file."""
+    return tuple((re.compile(r"\b" + r"\W+".join(map(re.escape, re.findall(r"\w+", p))) + r"\b"), canon)
+                 for canon, phrases in vocabulary()["same_phrases"].items() for p in phrases)
+
+
+def same_phrases(text: str) -> str:
+    """Normalised `text` with each `[same_phrases]` phrase written as the word it reads as."""
+    for pattern, canon in _same_phrases():
+        text = pattern.sub(canon, text)
+    return text
+
+
+@functools.lru_cache(maxsize=1)
 def _precision() -> re.Pattern[str]:
     labels = sorted(vocabulary()["precision"]["labels"], key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, labels)) + r")(?!\w)")
@@ -105,14 +119,15 @@ def _stem_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """(raw word, canonical stem) pairs; `%` (or `per cent`) reads as `percent` unless it follows a
     number (`95% ci`); ordinals and number words read as numbers (`2nd`, `second`, `two` → `2`);
     dotted initials read as one word (`b.c.` → `bc`, the initials of `british columbia`), so do
-    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); a short fiscal year
+    initials joined by `&` (`r&d` → `rd`: `research and development`, `sg&a`); a `[same_phrases]`
+    phrase reads as its word (`before seasonal adjustment` → `unadjusted`); a short fiscal year
     reads as its year (`FY23` → `fy`, `2023`); `grand total` is
     `total` (a pivot table's total of its group totals); a sample size (`(N=152)`) is no word; the end of
     a year range (`2004-05`) is a stem of its own, `-05`. A function word written in capitals in
     mixed-case text or alone is a name (`IT`, `OR`: information technology, operating room)."""
     mixed = re.search(r"[a-z]", text) or len(text.split()) == 1  # not a label written all in capitals
     names = {w.lower() for w in _CAPITALS.findall(text)} & STOPWORDS if mixed else set()
-    t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), normalise_text(text))
+    t = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), same_phrases(normalise_text(text)))
     t = _AMPERSAND.sub(lambda m: m.group(0).replace("&", ""), t)
     t = re.sub(r"\bgrand\s+(?=totals?\b)", "", t)  # the total of the totals is the total asked
     t = _SAMPLE_SIZE.sub(" ", t)  # `Placebo (N=152)` is named by `placebo`
@@ -213,6 +228,11 @@ VOWELS = frozenset("aeiou")
 """English vowel letters (a contraction keeps consonants only after its first letter)."""
 
 
+SUBTOTAL_STEMS = frozenset(label_tokens("subtotal subtotals"))
+"""A group's total line (`Subtotal`, `Subtotal Europe`): a question's `total` names it, and its group
+names the rest (a question's `subtotal` names no `Total` of every group)."""
+
+
 def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     """Question stems matched by a label → strength (1.0 same stem, also under a footnote letter
     glued on; 0.8 abbreviation/initials)."""
@@ -226,8 +246,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     bases = [base for lr in lraw if (base := _without_footnote_letter(lr, set(qraw)))]
     lstems |= {st for base in bases for _, st in _stem_pairs(base)}  # the word itself
     for raw, st in qwords:
-        if st in lstems:
-            out[st] = 1.0
+        if st in lstems or (st == "total" and SUBTOTAL_STEMS & lstems):  # `Europe's total`: its `Subtotal`
+            out[st] = 1.0  # (a question's `subtotal` names no `Total` of every group)
             continue
         if any(_derived(st, ls) or _derived(ls, st) for ls in lstems) or any(
                 raw in (lr + "ment", lr + "ments") or lr in (raw + "ment", raw + "ments")
@@ -240,7 +260,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
                 for lr in lraw if lr not in coded for short in {lr, _singular(lr)}):  # `acres` ~ acreage
             out[st] = 0.8
             continue
-        if raw.isalpha() and 2 <= len(raw) <= 6 and any(_initials_in(a, lraw) for a in {raw, _singular(raw)}):
+        if raw.isalpha() and 2 <= len(raw) <= 6 and not _is_unit(raw) and any(  # `MW` is no `municipal
+                _initials_in(a, lraw) for a in {raw, _singular(raw)}):  # waste`
             out[st] = 0.8
             continue
         if any(one_typo(raw, lr) for lr in lraw):

@@ -11,7 +11,7 @@ from typing import TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from celltrace.shared.flags import figure_text, legend
-from celltrace.shared.graph import CellGraph, Node, words
+from celltrace.shared.graph import CellGraph, Node, normalise_text, words
 from celltrace.shared.headers import indent_of
 from celltrace.shared.numbers import is_nil_text, is_year_text, parse_number_info
 from celltrace.shared.units import label_unit
@@ -39,6 +39,8 @@ class Line:
     notes: list[Node] = field(default_factory=list)
     sums: bool = False
     """Its figures are the sum of its sibling lines' (`mark_sums`): a total its label does not say."""
+    unit: Node | None = None
+    """Its cell in a column of units (`thousands`, `%`): its unit, no label of its path."""
     period: str | None = None
     """The year a roll-forward's movement line covers (`roll_forward`): `Net income` after `Balance
     at December 31, 2022` is 2023's, which no label of its path says."""
@@ -51,6 +53,16 @@ class Line:
     def parent_ids(self) -> tuple[int, ...]:
         """The ids of the labels above its own: lines with the same are siblings."""
         return tuple(n.id for n in self.path[:-1])
+
+
+def labels_recur(members: list[Line], lines: list[Line]) -> bool:
+    """A member's label recurs on a line of `lines` outside the members (`League > Apps | Goals`,
+    again under `Cup`; `Hospital > number | row %`, again under `Non-hospital`): the members are
+    measures shown under each heading, not members of one."""
+    inside = {ln.index for ln in members}
+    elsewhere = {normalise_text(ln.label.text) for ln in lines
+                 if ln.index not in inside and ln.label is not None}
+    return any(ln.label is not None and normalise_text(ln.label.text) in elsewhere for ln in members)
 
 
 def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:

@@ -1,7 +1,8 @@
 """Derived measures that reports name but tables often leave out, from `vocabulary.toml`: shares
 answered as a percentage (`[measures]`: `gross margin` = gross profit ÷ revenue), plain ratios
 (`[ratios]`: `current ratio`) and amounts (`[differences]`: `working capital` = current assets −
-current liabilities)."""
+current liabilities); and a share the question defines itself (`operating income as a percent of
+revenues`)."""
 
 from __future__ import annotations
 
@@ -38,14 +39,46 @@ def measures() -> dict[str, Measure]:
 
 
 def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
-    """The longest derived measure the question names and no table label already holds."""
+    """The longest derived measure the question names and no table label already holds, else a share
+    it defines itself between two lines the table shows (`operating income as a percent of revenues`)."""
     named = [(m, found) for m, found in measures().items() if _says_measure(g.q, m)]
     if not named:
-        return None
+        return _stated_share(g)
     name, measure = max(named, key=lambda mp: len(label_tokens(mp[0])))
     if any(ln.label is not None and _says_measure(ln.label.text, name) for ln in g.rows + g.cols):
         return None  # the table has the measure itself: a lookup
     return name, measure
+
+
+_AS_A_SHARE_OF = re.compile(
+    r"\b((?:[a-z&'-]+\s+){1,5}?)as an? (?:percent(?:age)?|share|proportion|fraction) of "
+    r"(?:the\s+|total\s+)*([a-z&' -]+?)(?=\s+(?:for|in|during|at|on|by|over|from)\b|[,?.;)]|$)")
+"""`X as a percent of Y`: the last words before it (the part, `operating income`) and the whole."""
+_BEFORE_PART = frozenset({"what", "was", "is", "were", "are", "the", "i", "e", "ie", "its", "their", "and",
+                          "s", "calculate", "compute", "express", "give", "show"})
+"""Words that end the part's phrase when read backwards (`i.e. operating income as a …`)."""
+
+
+def _stated_share(g: Grounder) -> tuple[str, Measure] | None:
+    """`operating income as a percent of revenues`: a share the question defines by two line phrases,
+    when a label holds every word of each (the lines differ) and none holds the share itself."""
+    m = _AS_A_SHARE_OF.search(g.qnorm)
+    if m is None:
+        return None
+    kept: list[str] = []
+    for word in reversed(m.group(1).split()):
+        if word in _BEFORE_PART:
+            break
+        kept.insert(0, word)
+    part, whole = " ".join(kept), m.group(2).strip()
+    if not label_tokens(part) or not label_tokens(whole):
+        return None
+    for lines in (g.rows, g.cols):
+        top = _line_for(g, lines, part, name=m.group(0))
+        bottom = _line_for(g, lines, whole, taken=top, name=m.group(0))
+        if top is not None and bottom is not None:
+            return f"{part} as a percent of {whole}", Measure(part, whole, "percent_of")
+    return None
 
 
 def _says_measure(text: str, measure: str) -> bool:
@@ -58,23 +91,27 @@ def _says_measure(text: str, measure: str) -> bool:
     return set(words) <= set(label_tokens(text))
 
 
-def _line_for(g: Grounder, lines: list[Line], phrase: str, taken: Line | None = None) -> Line | None:
+def _line_for(g: Grounder, lines: list[Line], phrase: str, taken: Line | None = None,
+              name: str = "") -> Line | None:
     """The line (other than `taken`) whose own label holds every word of `phrase`, else of its first
     other name (`[line_names]` of the vocabulary file) that some label holds: the one under the
     group the question names best (`Actual` under `February` for `over budget in February`), then a
     total line, then the label with the fewest other words, then the first."""
     labelled = [(ln, label_tokens(ln.label.text)) for ln in lines if ln is not taken and ln.label is not None]
+    skip = frozenset(label_tokens(name))
     for want in _names(phrase):
         found = [(ln, toks) for ln, toks in labelled if want <= set(toks)]
         if found:
-            return min(found, key=lambda lt: (-_group_named(g, lt[0]), not is_aggregate(lt[0]), len(lt[1]),
-                                              lt[0].index))[0]
+            return min(found, key=lambda lt: (-_group_named(g, lt[0], skip), not is_aggregate(lt[0]),
+                                              len(lt[1]), lt[0].index))[0]
     return None
 
 
-def _group_named(g: Grounder, line: Line) -> float:
-    """How well the question names a group label over the line (`February` over `Actual`)."""
-    return round(max((g.mention(n) for n in line.path[:-1]), default=0.0), 2)
+def _group_named(g: Grounder, line: Line, skip: frozenset[str]) -> float:
+    """How well the question names a group label over the line (`February` over `Actual`, `FY 2024`
+    for `the full year`) by words other than the measure's own name's (`operating margin` names no
+    `Operating expenses` over `Cost of revenues`)."""
+    return round(max((g.mention(n) for n in line.path[:-1] if not set(g.matched(n)) <= skip), default=0.0), 2)
 
 
 def _segment_lines(g: Grounder, lines: list[Line], num: str, den: str) -> tuple[Line, Line] | None:
@@ -134,11 +171,11 @@ def solve_measure(g: Grounder) -> Plan | None:
         if segment is not None:
             top, bottom = segment
         elif len(label_tokens(num)) >= len(label_tokens(den)):
-            top = _line_for(g, lines, num)
-            bottom = _line_for(g, lines, den, taken=top)
+            top = _line_for(g, lines, num, name=measure)
+            bottom = _line_for(g, lines, den, taken=top, name=measure)
         else:
-            bottom = _line_for(g, lines, den)
-            top = _line_for(g, lines, num, taken=bottom)
+            bottom = _line_for(g, lines, den, name=measure)
+            top = _line_for(g, lines, num, taken=bottom, name=measure)
         if top is None or bottom is None:
             continue
         by_member = _rank_or_count(g, axis, top, bottom, op, measure)
@@ -148,8 +185,10 @@ def solve_measure(g: Grounder) -> Plan | None:
         plan = compute_plan(g, op, axis, [top, bottom], fixed, sizes=op == "diff")
         if plan is None:
             continue
-        plan.operation = "measure"
         plan.explanation = f"{measure} = {num} {'−' if op == 'diff' else '/'} {den}"
+        if measure not in measures():  # a share the question defines is a share, its lines grounded
+            return plan  # by its own phrases (`operating income as a percent of revenues`)
+        plan.operation = "measure"
         named = said(measure)
         if named.search(g.q):
             plan.parts = [named.sub(_naming_label(ln, side), g.q, count=1)

@@ -243,10 +243,15 @@ def asks_comparison_amount(question: str) -> bool:
     `how many … fewer than the previous year`): their difference, not a choice between them (nor a
     threshold: `more than one partner`)."""
     q = re.sub(r"\([^)]*\)", " ", question.lower()).strip()  # a parenthesis quotes a label
+    q = _LEADING_CONTEXT.sub("", q)  # `in october 2024, how many points higher …`
     return (bool(AMOUNT_OPENING.match(q)) and bool(COMPARATIVE_THAN.search(THRESHOLD.sub(" ", q)))
             and not asks_ranked_label(q) and " or " not in q)
 
 
+_LEADING_CONTEXT = re.compile(
+    r"^(?:in|for|during|as\s+of|at|by|on)\s+(?=[^,?]*\b(?:19|20)\d\d\b)[^,?]{1,40},\s*")
+"""A period said before the question proper (`In October 2024, …`; a place there, `In LoDo, how much
+higher is …`, may be what the comparison is of)."""
 COMPARED_BY = re.compile(rf"^\s*how (?:many|much) (?:(?:percentage )?points? |percent )?({_HOW_MUCH_MORE})\b")
 """The comparative word opening `how many more … than …`."""
 
@@ -276,6 +281,18 @@ def share_whole(question: str) -> str | None:
     return m.group(1) if m else None
 
 
+_SHARE_CLAUSE = re.compile(
+    r"\b(?:percent(?:age)?|proportion|share|fraction)s? of (.+?)(?=\s(?:was|were|is|are|came|come|comes"
+    r"|went|belonged|belongs?|lived|lives?|worked|works?)\b|[?.;]|$)")
+
+
+def share_clause(question: str) -> str | None:
+    """The words a share question says of its whole, up to its verb: `what percentage of all job
+    vacancies in Canada in Q2 2024 were in Quebec` → `all job vacancies in canada in q2 2024`."""
+    m = _SHARE_CLAUSE.search(question.lower())
+    return m.group(1) if m else None
+
+
 AMOUNT_QUESTION = re.compile(
     r"^\s*(?:what(?:'s| is| was)?(?: the)? (?:percent|percentage|proportion|share|number)\b"
     r"|how (?:many|much)\b)"
@@ -295,13 +312,15 @@ def asks_union(question: str) -> bool:
 
 _NOT_PLURAL = r"(?!(?:was|has|does|is|this|its|as|us|less)\b)"
 _MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-z-]+(?:['’]s)?"
-_COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by)\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
+_COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by|within|among|outside(?:\s+of)?|excluding|"
+                    r"except(?:\s+for)?|other\s+than|apart\s+from|aside\s+from|leaving\s+(?:out|aside))"
+                    r"\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
                     r"how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
                     r"(?:(?:listed|selected|major|individual)\s+)?"
                     rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}})\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `with how many of the individual countries`, `In
-2022, how many stations`: members counted (a
+2022, how many stations`, `Outside the United States, how many areas`: members counted (a
 plural that is no unit: `how many percent`, `how many million dollars`, `how many percentage
 points` ask a figure); after a word or two or a plural (`how many partner countries`, `how many
 commercial lending sectors`, `how many sales reps`, `how many master's entry cohorts`, `how many
@@ -835,8 +854,10 @@ def _arithmetic(op: Op, vals: list[float], periods: int = 1) -> float | None:
         return vals[0] - vals[1]
     if op == "average":
         return sum(vals) / len(vals)
-    if op in ("ratio", "percent_of") and len(vals) == 2 and vals[1] != 0:
+    if op == "ratio" and len(vals) == 2 and vals[1] != 0:
         return vals[0] / vals[1]
+    if op == "percent_of" and len(vals) >= 2 and vals[-1] != 0:  # the parts together of the whole
+        return sum(vals[:-1]) / vals[-1]
     if op == "growth" and len(vals) == 2 and vals[1] != 0:
         return (vals[0] - vals[1]) / vals[1]
     if op == "cagr" and len(vals) == 2 and vals[0] > 0 and vals[1] > 0 and periods >= 1:

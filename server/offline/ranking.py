@@ -26,7 +26,13 @@ from celltrace.server.offline.grounding import (
 )
 from celltrace.server.offline.intervals import asked as asked_interval
 from celltrace.server.offline.intervals import interval, is_age_label, whole_classes
-from celltrace.server.offline.lexicon import category_members, content_words, label_tokens, match_words
+from celltrace.server.offline.lexicon import (
+    category_members,
+    content_words,
+    label_tokens,
+    match_words,
+    same_word,
+)
 from celltrace.server.offline.lines import (
     Line,
     has_value,
@@ -459,11 +465,22 @@ def solve_argmax(g: Grounder, k: int = 1, nth: ops.Place | None = None) -> Plan 
 def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) -> list[Ranked]:
     """The figures a ranking of `axis` on `fixed` compares: (value, member label, cell) of each
     member of the best-grounded sibling group, within the years the question bounds, less a member
-    that is the others' whole. `noun` (a stem): what the members are, when no which-question names
+    that is the others' whole, and less the members (or the group of them) the question leaves out
+    (`outside postpaid`). `noun` (a stem): what the members are, when no which-question names
     it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
-    lines = _in_asked_section(g, _group(every, None))
-    lines = _stated_level(g, every, lines)
+    pool = every
+    left_out = _LEFT_OUT.search(g.qnorm)
+    if left_out:  # `not counting other expenses and the total`, `outside postpaid`: members the
+        omitted = set(label_tokens(left_out.group(1)))  # question leaves out, or their group
+        pool = [ln for ln in every if not any((toks := set(label_tokens(n.text))) and toks <= omitted
+                                              and (n is ln.label or not is_period_label(n.text))
+                                              for n in ln.path)] or every
+    grouped = under_named_group(g, pool)  # `within the United States`: its areas, not the line over
+    labels = {ln.label.id for ln in pool if ln.label is not None}  # them (a group label heading a line
+    group_heads = {n.id for ln in grouped for n in ln.path[:-1]}  # of its own; other groups: below)
+    lines = _in_asked_section(g, _group(grouped if group_heads & labels else pool, None))
+    lines = _stated_level(g, pool, lines)
     lines = _named_measure(g, lines) or lines
     lines = under_named_group(g, lines)
     # restrict to the best-grounded sibling group when the varying side is partly mentioned
@@ -509,10 +526,6 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
         if num is not None and g.h.is_data(node):
             vals.append((num.value, label, node))
     vals = _of_the_asked_year(g, _within_asked_years(g.qnorm, vals))
-    left_out = _LEFT_OUT.search(g.qnorm)
-    if left_out:  # `not counting other expenses and the total`: members the question leaves out
-        said = set(label_tokens(left_out.group(1)))
-        vals = [v for v in vals if not (toks := set(label_tokens(v[1].text))) or not toks <= said] or vals
     if vals and all(v[0] < 0 for v in vals) and (names_a_size([fixed]) or ops.SPENT.search(g.qnorm)):  # cash
         # used shown `(40,500)`, `spent the most on acquisitions`:
         vals = [(-v, label, node) for v, label, node in vals]  # the most used is the largest size
@@ -521,14 +534,32 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     return vals
 
 
+def said_whole(g: Grounder, label: Node) -> bool:
+    """The question names the label whole: mentions it fully, or says each of its words or a word
+    derived from it (`European markets` names `Europe`; initials do not: `more experience noisy` is
+    no `men`)."""
+    mention = g.mention(label)
+    if mention >= 0.99 or mention == 0:
+        return mention >= 0.99
+    words = label_tokens(label.text)
+    return bool(words) and all(any(same_word(t, q) for _, q in g.qwords) for t in words)
+
+
 def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
     """The lines under the one group label the question names whole (`Northern` over its districts
-    for `among the Northern region districts`) when it names no member whole; else `lines`."""
+    for `among the Northern region districts`) when it names no member whole; else `lines`. A total
+    over its parts (`All agencies` for `which agency`) is no group the question restricts to."""
     heads = Counter(n.id for ln in lines for n in ln.path[:-1])
-    named = {n.id for ln in lines for n in ln.path[:-1] if heads[n.id] >= 2 and g.mention(n) >= 0.99}
-    if len(named) != 1 or any(ln.label is not None and g.mention(ln.label) >= 0.99 for ln in lines):
+    nodes = {n.id: n for ln in lines for n in ln.path[:-1] if heads[n.id] >= 2}
+    named = {i: n for i, n in nodes.items() if said_whole(g, n) and not is_aggregate_label(n)}
+    if len(named) != 1:
         return lines
     (group,) = named
+    said = set(g.matched(named[group]))
+    if any(ln.label is not None and ln.label.id != group and g.mention(ln.label) >= 0.99
+           and not set(g.matched(ln.label)) <= said for ln in lines):  # a member named in words of
+        return lines  # its own (not the group's line, `United States` over its areas, nor `Diluted`
+        # named by the `dilutive` of `Effect of dilutive securities`)
     under = [ln for ln in lines if any(n.id == group for n in ln.path[:-1])]
     return under if 2 <= len(under) < len(lines) else lines
 
@@ -565,12 +596,19 @@ def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
 
 
 _LEFT_OUT = re.compile(r"\b(?:not\s+counting|excluding|except(?:\s+for)?|other\s+than|apart\s+from|"
-                      r"aside\s+from|leaving\s+out|ignoring)\s+(.+?)"
-                      r"(?=,\s*(?:which|what|who|how|where|when|in|for|during|at|on|by)\b|[?;]|$)")
-"""A ranking's members the question leaves out, named after these words (`excluding the total`)."""
+                      r"aside\s+from|leaving\s+(?:out|aside)|ignoring|outside(?:\s+of)?)\s+(.+?)"
+                      r"(?=,\s*(?:which|what|who|how|where|when|in|for|during|at|on|by|list|name|give|rank)\b"
+                      r"|[?;]|$)")
+"""A ranking's members the question leaves out, named after these words (`excluding the total`), or
+the group they are under (`outside postpaid`: not `Postpaid > Consumer`)."""
 
 NAMED_MEMBER = 0.3
 """A member the question names this much is what it asks about, not one of those it ranges over."""
+
+
+_LOST_MOST = re.compile(r"\b(?:lost|shed)\s+(?:\w+\s+)?(?:the\s+)?most\b")
+"""`lost the most`: where a change is ranked (between two years, or on a change line), the most
+negative one; elsewhere a count of losses (a standings table's `lost the most games`)."""
 
 
 def solve_ranked_change(g: Grounder) -> Plan | None:
@@ -602,6 +640,8 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
         if len(vals) < 2 or any(g.mention(label, noun) >= NAMED_MEMBER for _, label, _ in vals):  # none
             return None
         want = ops.direction(g.q)
+        if want == "max" and _LOST_MOST.search(g.qnorm):  # `lost the most … between 2022 and 2024`: the
+            want = "min"  # largest fall (a standings table's `lost the most games` counts losses)
         lines_used = headers_for(g, [earlier, later])
         rows, cols = ([], lines_used) if members == "row" else (lines_used, [])
         if want is None:  # `which segment's revenue declined`: the one member that moved that way
@@ -716,8 +756,9 @@ def solve_count(g: Grounder) -> Plan | None:
     # lending sectors` no `Commercial real estate`, `in 2023` no `May 2023`, the measure's words no
     # member (`stay`: `St.`)
     ends = {e for m in _CODE_RANGE.finditer(g.qnorm) for e in m.groups()}  # `derivatives 4a–4h`: the
-    named = [label for _, label, _ in vals  # span of members, none of them asked alone
-             if not (g.matched(label) and set(g.matched(label)) <= measure_words)
+    named = [label for _, label, node in vals  # span of members, none of them asked alone; a
+             if not (g.matched(label) and set(g.matched(label)) <= measure_words | _group_words(
+                 g, axis, label, node))  # member named only by its group's words is not named
              and g.mention(label, noun_words) >= NAMED_MEMBER and label.id not in g.soft
              and normalise_text(label.text).strip() not in ends]
     if sum(noun in label_words(label.text) for _, label, _ in vals) == 1 and not (
@@ -737,6 +778,13 @@ def solve_count(g: Grounder) -> Plan | None:
     met = [(label, node) for value, label, node in vals
            if (value > bound if way == "above" else value < bound) or (inclusive and value == bound)]
     return _count_plan(g, met, vals, [fixed], f"{axis}s {'at or ' * inclusive}{way} {bound:,.15g}")
+
+
+def _group_words(g: Grounder, axis: str, label: Node, node: Node) -> set[str]:
+    """The words of the labels over a member on its own axis (`Other Williston` under `Williston
+    Basin`): words a question restricting the count to that group says of every member."""
+    path = g.h.row_path(node) if axis == "row" else g.h.col_path(node)
+    return {t for n in path if n.id != label.id for t in label_tokens(n.text)}
 
 
 def _count_plan(g: Grounder, met: list[tuple[Node, Node]], vals: list[Ranked], lines: list[Line],
@@ -870,6 +918,8 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     if len(vals) < max(2, place):
         return None
     want = nth[1] if nth else ops.direction(g.q) or "max"
+    if want == "max" and _LOST_MOST.search(g.qnorm) and gives_change(fixed):  # `lost the most jobs`
+        want = "min"  # ranked on a change line: its most negative change
     if want == "max" and _SHORTFALL.search(g.qnorm) and not names_a_size([fixed]) and (
             min(v[0] for v in vals) < 0 < max(v[0] for v in vals)):  # `the largest net internal
         want = "min"  # outflow` on signed net figures: the most negative

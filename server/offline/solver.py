@@ -41,7 +41,8 @@ the members of one side where no count was found (`in how many wards did …`): 
 figure. On hitab_train such lookups are right 37.7 %, 31.1 %, 21.7 % and 53.3 % of the
 time (159, 122, 23 and 30 questions; counts: 2 of 5; members counted: none is such a lookup); the
 cap keeps them below the answer threshold when a table unlike the training tables grounds them well
-(`the paid loss ratio at 48 months` read as the paid losses)."""
+(`the paid loss ratio at 48 months` read as the paid losses). So does any plan reading a label the
+question negates (`not in the labour force` read at `Labour force`: its complement is asked)."""
 UNSUPPORTED = 0.05
 """The most confidence an answer gets when the question names a derived measure whose lines the
 table lacks (`free cash flow` on an income statement): whatever cell it reads is not that measure."""
@@ -68,8 +69,8 @@ def solve(question: str, graph: CellGraph, headers: HeaderModel, retriever: Retr
     for i, (plan, feats) in enumerate(candidates):
         if compose and plan.parts and not members:  # members counted: arithmetic is not what is asked
             probs[i] = composed(plan, graph, headers, retriever)
-        if plan.operation == "lookup" and (counted or plan.stats.get("counted_members") or any(
-                feats[f"unmet_{kind}"] for kind in CAPPED_UNMET)):
+        if (plan.operation == "lookup" and (counted or plan.stats.get("counted_members") or any(
+                feats[f"unmet_{kind}"] for kind in CAPPED_UNMET))) or plan.stats.get("negated_label"):
             probs[i] = min(probs[i], UNMET_CAP)
     if candidates[0][0].unsupported:  # every candidate reads something other than what was asked
         probs = [min(p, UNSUPPORTED) for p in probs]
