@@ -61,7 +61,7 @@ _BEFORE_PART = frozenset({"what", "was", "is", "were", "are", "the", "i", "e", "
 
 def _stated_share(g: Grounder) -> tuple[str, Measure] | None:
     """`operating income as a percent of revenues`: a share the question defines by two line phrases,
-    when a label holds every word of each (the lines differ) and none holds the share itself."""
+    when two different lines' labels each hold every word of one phrase (`_line_for`)."""
     m = _AS_A_SHARE_OF.search(g.qnorm)
     if m is None:
         return None
