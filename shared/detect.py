@@ -35,6 +35,7 @@ from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
 from celltrace.shared.numbers import is_number_text, parse_number_info
 from celltrace.shared.stemming import stem
 from celltrace.shared.table import Origin, Table
+from celltrace.shared.units import RELATIVE_KINDS
 
 _WORD = re.compile(r"[^\W_]+")
 _SUPERSCRIPTS = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
@@ -468,9 +469,8 @@ def _unsaid(caption: str, asked: set[str]) -> list[frozenset[str]]:
     return [kind for kind in _RELATIVE_KINDS if said & kind and not asked & kind]
 
 
-_RELATIVE_KINDS = tuple(frozenset(_words(kind)) for kind in (
-    "average mean", "median", "rate per capita prevalence incidence ratio", "index", "margin"))
-"""Words declaring relative figures, by kind (a `rate` is asked as `per 100,000` as well)."""
+_RELATIVE_KINDS = tuple(frozenset(_words(" ".join(kind))) for kind in RELATIVE_KINDS)
+"""The stems of `units.RELATIVE_KINDS`: words declaring relative figures, by kind."""
 _PERCENT_CHANGE = re.compile(
     r"\b(?:percent(?:age)?|%)\s*(?:point\s+)?(?:change|increase|decrease|growth|gain|rise|drop|decline|fall|loss)"
     r"|\bby\s+what\s+(?:percent(?:age)?|%)|\bby\s+how\s+many\s+percent")

@@ -68,8 +68,10 @@ _COUNT_QUALIFIERS = frozenset({"number", "of", "total", "average", "full", "part
                                "million"})
 """Words a count's label may hold besides its noun (`Number of employees at year-end`); any other
 word makes it something else (`Employee benefits`, `Compensation of employees`, `Members' equity`)."""
-RELATIVE_WORDS = frozenset({"average", "mean", "median", "rate", "rates", "ratio", "ratios", "index", "per",
-                            "capita", "prevalence", "incidence", "margin"})
+RELATIVE_KINDS = (("average", "mean"), ("median",), ("rate", "rates", "ratio", "ratios", "per", "capita",
+                                                 "prevalence", "incidence"), ("index",), ("margin",))
+"""The words of relative figures by kind (a `rate` is also said `per 100,000`)."""
+RELATIVE_WORDS = frozenset(word for kind in RELATIVE_KINDS for word in kind)
 """Words of a label whose figures are relative (`Average income`, `Rate per 100,000`, `Median age`,
 `Gross margin`): they do not add up over classes, and a caption's scale or currency (`Numbers in
 thousands`) does not measure them (`Unemployment rate` is no number of thousands)."""

@@ -282,8 +282,6 @@ def _counted_over_every_period(g: Grounder) -> bool:
 
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 """An amount asked (`how many`, `how much`)."""
-_POINTS = re.compile(r"\bpoints?\b|\bpp\b")
-"""A change asked in percentage points."""
 _CHG = re.compile(r"\bchg\b")
 """`% chg`: a change, abbreviated."""
 
@@ -297,7 +295,7 @@ def _lookup_is_percent(g: Grounder) -> bool:
     best = _best_cell(g)
     if best is None or not (percentages([best[0], best[1]], [best[2]]) or g.h.unit_for(best[2]) == "percent"):
         return False
-    if g.h.unit_for(best[2]) == "percentage points" and not _POINTS.search(g.qnorm):
+    if g.h.unit_for(best[2]) == "percentage points" and not ops.POINTS.search(g.qnorm):
         return False  # a rate's change in points is no percentage change of what is named
     if _other_base(g, best[0].path + best[1].path) or _whole_on_other_line(g, best[0], best[1]):
         return False

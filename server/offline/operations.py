@@ -480,10 +480,11 @@ def asks_growth(question: str) -> bool:
     """The question asks for a relative change (`how many percent did X increase …`), not a change in
     points (`by how many percentage points did the victimization percentage change`)."""
     q = question.lower()
-    return bool(GROWTH.search(q)) and not asks_compound(question) and not _POINTS.search(q)
+    return bool(GROWTH.search(q)) and not asks_compound(question) and not POINTS.search(q)
 
 
-_POINTS = re.compile(r"\bpoints?\b|\bpp\b")
+POINTS = re.compile(r"\bpoints?\b|\bpp\b")
+"""A change asked in (percentage) points."""
 
 
 def asks_compound(question: str) -> bool:
