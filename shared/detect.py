@@ -420,7 +420,8 @@ def _words(text: str) -> set[str]:
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
     """The block whose caption bears the designation the question says (`in Table B`), else the one
-    sharing the most question words (`how many` asks a `number`) in its own text: its
+    sharing the most question words (`how many` asks a `number`; a percentage may be computed from
+    any block's figures, so its words count later) in its own text: its
     cells and, when every block has caption lines of its own, the ones right above it (`B. Lift
     revenue`, not the sheet's title over the first block; a title over the first of two segment
     tables, the second headed by its `Operating income (loss)` cell, is the sheet's); then in its
@@ -448,7 +449,7 @@ def best_block(table: Table, blocks: list[Block], question: str) -> Block:
         percent = bool(_words(said) & _PERCENT_UNIT) or "%" in said
         designated = wanted is not None and wanted.group(0) in {
             m.group(0) for m in _DESIGNATION.finditer(normalise_text(said))}
-        return (designated, len(asked & _words(block_text(table, own))),
+        return (designated, len((asked - _PERCENT_WORDS) & _words(block_text(table, own))),
                 len(asked & _words(said)),
                 -len(_unsaid(said, asked)), percent_asked in (None, percent),
                 len(asked & _words(block_text(table, b))), b.cells, -b.r0)

@@ -52,10 +52,10 @@ YEAR_STATUS = (
     r"(?:\s?[aefpbr]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan|revised|preliminary))?")
 """What follows a year in a financial model or a statistics table: actual, estimated, forecast,
 budget, revised or preliminary (`FY2021A`, `2022E`, `2023 Budget`, `2019r`, `2021p`)."""
-STATUS_MARK = (r"(?:\s*\((?:\w{1,3}|(?:un)?audited|restated|revised|preliminary|estimated?|projected|forecast"
-               r"|budget|actuals?)\))?")
+STATUS_MARK = (r"(?:\s*\((?:\w{1,3}\.?|(?:un)?audited|restated|revised|prelim(?:inary|\.)?|estimated?"
+               r"|projected|forecast|budget|actuals?)\))?")
 """A period's status or footnote letter in parentheses (`2023 (p)`, `Dec 2023 (r)`, `FY 2024
-(unaudited)`)."""
+(unaudited)`, `FY 2023 (prelim.)`)."""
 CURRENCY_SCALE = r"(?:\s+\(?[$€£¥]\s*(?:m|bn|k|'?000s?|millions?|thousands?|billions?)?\)?)?"
 """A currency and scale written under a year in one header cell (`2023 €m`, `2022 $'000`)."""
 _YEAR = re.compile(

@@ -584,3 +584,26 @@ def test_a_table_the_question_designates_is_read() -> None:
     ])  # fmt: skip
     question = "What was the all-cause death rate per 100,000 for men aged 65–84 in Table B?"
     assert locate(sheet, question).text[-1][1] == "3,621.4"
+
+
+def test_a_percentage_asked_counts_no_words_for_a_table_of_shares() -> None:
+    """`What proportion of retail spending came from international visitors, in percent?`: the
+    expenditure table holds every other word (`international`); a percentage is computed from it,
+    so the shares table below does not win on `percent`."""
+    sheet = Table(text=[
+        ["Table 1. Tourism expenditure by type of visitor (millions of dollars)", "", ""],
+        ["Product category", "2024", ""],
+        ["", "International", "Total"],
+        ["Accommodation", "4,406.8", "12,436.4"],
+        ["Retail (shopping)", "2,284.0", "5,874.6"],
+        ["", "", ""],
+        ["Table 2. Share of total tourism expenditure, all visitors", "", ""],
+        ["Units: percent of total", "", ""],
+        ["Product category", "2024", ""],
+        ["Accommodation", "28.2", ""],
+        ["Retail (shopping)", "13.3", ""],
+    ])  # fmt: skip
+    question = "What proportion of 2024 retail (shopping) spending came from international visitors, in %?"
+    assert locate(sheet, question).text[-1][1] == "2,284.0"
+    question = "What share of tourism expenditure was retail in 2024, in percent?"
+    assert locate(sheet, question).text[-1][1] == "13.3"
