@@ -2407,6 +2407,28 @@ def test_a_rate_of_an_expense_or_liabilities_shown_negative_is_of_its_size() -> 
     assert infer_headers(g).unit_for(g.node_at(1, 1)) == "£ thousands"
 
 
+@pytest.mark.parametrize("question", [
+    "What was the current ratio at the end of 2023 (total current assets / total current liabilities)?",
+    "What was the current ratio in 2023, i.e. total current assets divided by total current liabilities?",
+    "What was the current ratio in 2023, defined as total current assets over total current liabilities?",
+])
+def test_a_measure_the_question_defines_asks_each_operand_without_the_definition(question: str) -> None:
+    """The operand lookups leave out the clause that defines the measure by both sides' words: kept,
+    the liabilities' lookup would read the assets there, and the measure would compose to 0."""
+    table = Table(text=[["", "2023", "2022"], ["Total current assets", "6,442", "5,980"],
+                        ["Total current liabilities", "3,600", "3,410"],
+                        ["Total assets", "18,200", "17,050"]])
+    graph = CellGraph(table)
+    headers = infer_headers(graph)
+    plan = solve(question, graph, headers, None)
+    assert plan.answer == ["1.79"]
+    assert [p.endswith(" in 2023?") or p.endswith(" at the end of 2023?") for p in plan.parts] == [True, True]
+    operands = [solve(q, graph, headers, None) for q in plan.parts]
+    assert [o.answer_nodes for o in operands] == [[n] for n in plan.answer_nodes]
+    assert plan.confidence == pytest.approx(min(o.confidence for o in operands), abs=1e-4)
+    assert plan.confidence > 0.5
+
+
 def test_operands_repeated_over_each_unit_are_compared_in_the_unit_asked() -> None:
     """`Owner | Renter` over `number` and again over `percent`: `how many more owner households than
     renter households` compares them in the number group (`how many`), on the all-households line;

@@ -25,6 +25,7 @@ from celltrace.server.offline.grounding import (
     interim_period,
     is_interim_label,
     is_period_label,
+    is_quarter_label,
     label_date,
     label_month,
     label_year,
@@ -48,7 +49,13 @@ from celltrace.server.offline.lines import (
     value_cell,
 )
 from celltrace.server.offline.lookup import listed_items
-from celltrace.server.offline.ranking import ground_option, names_members, said_whole, under_named_group
+from celltrace.server.offline.ranking import (
+    WHOLE_TOLERANCE,
+    ground_option,
+    names_members,
+    said_whole,
+    under_named_group,
+)
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
@@ -59,12 +66,14 @@ from celltrace.shared.units import CURRENCIES, RELATIVE_WORDS, parse_unit, witho
 def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     """Lines whose innermost label (above a unit of amounts the question names, or a period's unit no
     sibling line differs by: `November 2024` over `$ thousands`, `September 2024` over `thousands`)
-    is fully mentioned, or named by its head alone (`_unique_heads`: `corn` for `Corn for grain`),
+    is fully mentioned, named by its head alone (`_unique_heads`: `corn` for `Corn for grain`) or, a
+    class, by its interval (`15 to 24` for `15 to 24 years`),
     with the label's position in the question; of lines with the same label (`Sep 30, 2021` under
     `Three Months Ended` and under `Nine Months Ended`), the best-scored one (the first on ties),
     and the one under a period the question names (`2024 > Men`, not `2022 > Men`)."""
     best: dict[str, tuple[Node, Line]] = {}
     heads = _unique_heads(lines)
+    worded = intervals.worded(g.q)
     alone = Counter(ln.parent_ids for ln in lines)  # a line's own unit no sibling differs by
     for ln in lines:  # under a period (`thousands` under `September 2024`, not `$000s` beside `$/oz`,
         # nor `millions of dollars` over five years beside `percentage change`) names nothing
@@ -73,8 +82,9 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
             and is_period_label(ln.path[-2].text) and len(n.cols if ln.axis == "col" else n.rows) == 1))),
                    ln.label)
         if lab is None or (g.mention(lab) < 0.99 and not (
-                lab.id in heads and phrase_spans(g.qnorm, heads[lab.id]))):
-            continue
+                lab.id in heads and phrase_spans(g.qnorm, heads[lab.id])) and not (
+                (iv := intervals.interval(lab.text)) is not None and iv in worded)):  # `15 to 24`
+            continue  # names the class `15 to 24 years`
         dated = _dated_quarter(ln)  # `Q4` under `2024` is Q4 2024: named only with that year
         if dated is not None and g.q_year_quarters and dated not in g.q_year_quarters:
             continue
@@ -228,7 +238,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             if op == "cagr":  # from the earlier year to the later, however the question orders them
                 chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":
-                whole = set(label_tokens(ops.share_whole(g.q) or ""))
+                whole = {t for t in label_tokens(ops.share_whole(g.q) or "") if not YEAR.fullmatch(t)}
+                if ops.AS_A_SHARE.search(g.q) and whole and not any(
+                        ln.label is not None and whole & set(label_tokens(ln.label.text)) for ln in chosen):
+                    continue  # `average GERD as a share of GDP over 2018–2020`: no line is that whole
                 if ops.AS_A_SHARE.search(g.q) and whole:  # `X as a percentage of Y` names both: the
                     chosen = sorted(chosen, key=lambda ln: len(whole & set(label_tokens(  # whole is
                         ln.label.text if ln.label else ""))))  # the line Y names, last
@@ -315,8 +328,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
 def _whole_beside(g: Grounder, lines: list[Line], part: Line) -> list[Line]:
     """The sibling of a share's one mentioned line that what the question says of the whole names
     whole (`what percentage of employed men worked part time`: `Employment` beside `Part-time
-    employment`, whose words hold it), when there is one."""
+    employment`, whose words hold it), when there is one and that line is no part of the clause."""
     clause = set(label_tokens(ops.share_clause(g.q) or ""))
+    if part.label is not None and set(label_tokens(part.label.text)) <= clause:
+        return []  # `of the Capital Region's hotel nights`: the region qualifies the whole
     found = [ln for ln in lines if ln is not part and ln.parent_ids == part.parent_ids
              and ln.label is not None and not is_period_label(ln.label.text)  # (a period is no whole)
              and (words := set(label_tokens(ln.label.text))) and words <= clause]
@@ -624,8 +639,21 @@ def averages_members(g: Grounder) -> bool:
 def _over_a_span(g: Grounder, members: list[Line]) -> bool:
     """An average over every member runs over a span: one the question names (`from 2015 to 2017`),
     or every period the table shows when the question names none (`average revenue` on a statement
-    of three years). `average income` over groups is a statistic to read, not to compute."""
-    return said_span(g.q) or (not g.q_years and bool(members) and all(map(_is_period, members)))
+    of three years), or every month (quarter) of the year it names when it asks a monthly (quarterly)
+    average (`average monthly passenger count … in 2024` over `January` … `December`). `average
+    income` over groups is a statistic to read, not to compute."""
+    if said_span(g.q) or (not g.q_years and bool(members) and all(map(_is_period, members))):
+        return True
+    every = _PERIODIC.search(g.qnorm)
+    if every is None or len(members) < 2:
+        return False
+    kind = (lambda t: label_month(t) is not None) if every.group(1) == "monthly" else is_quarter_label
+    years = {line_year(ln) for ln in members} - {None}
+    return all(ln.label is not None and kind(ln.label.text) for ln in members) and years <= g.q_years
+
+
+_PERIODIC = re.compile(r"\baverage\s+(monthly|quarterly)\b")
+"""A monthly or quarterly average (`average monthly passenger count`): over the months (quarters)."""
 
 
 def solve_classes(g: Grounder) -> Plan | None:
@@ -830,8 +858,14 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
     """Two operands named at any header level (`compose`): a ratio, the part of a whole, a difference
     or the sum of two named groups."""
     if op == "percent_of":
-        grounded = compose.part_and_whole(g)
-    elif op == "ratio" and not best_cell_names(g, ops.RATIO_PHRASES):
+        share = compose.part_and_whole(g)
+        if share is None:
+            return None
+        plan = compute_plan(g, share[0], *share[1:])
+        if plan is not None:
+            plan.operation = op  # a share of its siblings together is a share
+        return plan
+    if op == "ratio" and not best_cell_names(g, ops.RATIO_PHRASES):
         grounded = compose.operand_pair(g)
     elif op == "diff" and ops.asks_comparison_amount(g.q) and not best_cell_names(g, ops.DIFF_PHRASES):
         grounded = compose.operand_pair(g)  # a table's own change/difference column is a lookup
@@ -842,8 +876,9 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
             best_cell_names(g, ops.DIFF_PHRASES)):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
-    elif op == "diff" and _DIFFERENCE_BETWEEN.search(g.qnorm) and not best_cell_names(g, ops.DIFF_PHRASES):
-        grounded = compose.operand_pair(g)  # groups named at an outer level (`Texas > Estimate`)
+    elif op == "diff" and (_DIFFERENCE_BETWEEN.search(g.qnorm) or ops.MINUS.search(g.qnorm)) and not (
+            best_cell_names(g, ops.DIFF_PHRASES)):  # groups named at an outer level (`Texas > Estimate`),
+        grounded = compose.operand_pair(g)  # `receipts minus payments`
     elif op == "sum" and _COMBINED.search(g.qnorm) and " and " in g.qnorm:
         grounded = compose.operand_pair(g)  # `in Ontario and Quebec`: groups over `number | rate`
     else:
@@ -914,10 +949,12 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
 
 def _said_period(g: Grounder, text: str) -> str | None:
     """The end year of a period label the question names: by that year, or as written (`between
-    2021/22 and 2022/23`)."""
+    2021/22 and 2022/23`); the year of a quarter named with it (`Q3 2023`)."""
     end = period_end(text, spans=True)
     said = end is not None and ((end in g.q_years and end == period_end(text)) or phrase_spans(
         g.qnorm, normalise_text(text)))
+    if end is None and (year := _year_of_part(text)) and asked_periods(normalise_text(text)) & g.q_periods:
+        return year if any(y == year for y, _ in g.q_year_quarters) else None  # `from Q3 2023 to Q3 2024`
     return end if said else None
 
 
@@ -984,6 +1021,10 @@ def compute_plan(g: Grounder, op: ops.Op, axis: str, chosen: list[Line], fixed: 
     part = sum(n.value for n in nums[:-1])
     if op == "percent_of" and abs(part) * 100 > abs(nums[-1].value) * WHOLE_PERCENT:
         return None  # parts larger than their whole: not a share's operands
+    if op == "percent_of_all" and (sum(abs(n.value) for n in nums) <= 100 + len(nums)
+                                   or percentages([*chosen, fixed], nodes) or _holds_whole(nums)):
+        return None  # figures adding up to 100 at most (rounded) are shares already (`has | has not`),
+        # and one that is the sum of the others is their whole, which no label says
     if op == "ratio" and _TIMES.search(g.q.lower()) and abs(nums[0].value) < abs(nums[-1].value):
         nodes, nums = nodes[::-1], nums[::-1]  # `how many times is A than B` is asked of the larger
     if all(n.value < 0 for n in nums) and (
@@ -1028,6 +1069,12 @@ are at least 1)."""
 WHOLE_PERCENT = 100.5
 """Percentages of one whole add up to at most 100 (with rounding), and a share is at most 100 %: a
 larger sum or share is not what was asked."""
+
+
+def _holds_whole(nums: list[ops.Num]) -> bool:
+    """One of the figures is the sum of the others (within rounding): their whole."""
+    total = sum(n.value for n in nums)
+    return any(abs(2 * n.value - total) <= WHOLE_TOLERANCE * abs(n.value) for n in nums)
 
 
 def percentages(lines: list[Line], nodes: list[Node]) -> bool:

@@ -13,13 +13,13 @@ from celltrace.server.offline.lines import Line, is_aggregate
 from celltrace.shared.graph import normalise_text
 
 EXCLUDED = re.compile(
-    r"\b(?:outside(?:\s+of)?|other\s+than|excluding|leaving\s+out|not\s+counting|except(?:\s+for)?|apart\s+from"
-    r"|aside\s+from)\s+(?:the\s+)?(?P<named>[^,?.;]+?)"
+    r"\b(?:(?:outside(?:\s+of)?|other\s+than|excluding|leaving\s+out|not\s+counting|except(?:\s+for)?"
+    r"|apart\s+from|aside\s+from)\s+(?:the\s+)?|non-?(?=[a-z]{4}))(?P<named>[^,?.;]+?)"
     r"(?=\s+(?:in|for|during|at|from|was|were|is|are|did|does|do|had|has|have)\b|[,?.;]|$)")
-"""`outside (of) the X`, `other than X`, `excluding X`, `leaving out X`: the named line, up to the
-clause's next verb or period."""
+"""`outside (of) the X`, `other than X`, `excluding X`, `leaving out X`, `nonX` (`nonfederally
+financed`): the named line, up to the clause's next verb or period."""
 _SAID_BY_LABELS = re.compile(r"\b(?:outside|other\s+than|excluding|excl|ex|leaving\s+out|not\s+counting"
-                             r"|except|apart\s+from|aside\s+from)\b")
+                             r"|except|apart\s+from|aside\s+from|non)\b|\bnon[a-z]{4}")
 """A label saying an exclusion itself (`Born outside Canada`, `Revenue excluding fuel`, `excl.`)."""
 
 

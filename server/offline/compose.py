@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, TypeAlias
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label, period_end
-from celltrace.server.offline.lexicon import label_tokens
+from celltrace.server.offline.lexicon import label_tokens, word_stems
 from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate, labels_recur
+from celltrace.server.offline.operations import Op
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
 from celltrace.shared.units import parse_unit
@@ -47,15 +48,20 @@ def position(g: Grounder, node: Node) -> int:
     polar = polar_label(text)
     if polar is not None:  # `Yes`/`No`: where the question says the characteristic, or negates it
         return g.polar.get(polar, 999)
-    stems = set(label_tokens(node.text))
+    stems, own = set(label_tokens(node.text)), set(tokens(node.text))
     offset = 0
-    for word in g.qnorm.split():
-        if set(tokens(word)) & stems:
+    for word in g.qnorm.split():  # not a word negating the label (`non-resident` for `Residents`)
+        extra = (said := set(tokens(word))) - own
+        if said & stems and not (extra and extra <= _NEGATING):
             return offset
         offset += len(word) + 1
     matched = g.matched(node)  # a word matched through the vocabulary (`women` ~ `Females`)
     return min((m.start() for word, stem in g.qwords if stem in matched
                 for m in re.finditer(rf"\b{re.escape(word)}\b", g.qnorm)), default=999)
+
+
+_NEGATING = frozenset({"non", "not", "un"})
+"""Prefixes or words negating what follows (`non-resident`)."""
 
 
 def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
@@ -188,9 +194,14 @@ def _named_groups(g: Grounder, lines: list[Line]) -> list[list[Line]]:
 
 def _named_apart(g: Grounder, node: Node, other: Node) -> bool:
     """`node` is named by a word of its own, not only by words it shares with `other` (`first
-    nations living off reserve` is not named by `… living on reserve`), unless said outright."""
-    return bool(set(g.matched(node)) - set(g.matched(other))) or bool(
-        phrase_spans(g.qnorm, normalise_text(node.text)))
+    nations living off reserve` is not named by `… living on reserve`), unless said outright or
+    `other` is its negation and its words are said more often than the negation (`ratio of
+    non-resident to resident nights`)."""
+    mine, theirs = set(g.matched(node)), set(g.matched(other))
+    if mine - theirs or phrase_spans(g.qnorm, normalise_text(node.text)):
+        return True
+    said = Counter(word_stems(g.qnorm))
+    return bool(mine) and theirs - mine == {"not"} and min(said[t] for t in mine) > said["not"]
 
 
 def _literal_cover(g: Grounder, node: Node) -> float:
@@ -207,15 +218,17 @@ Grounded: TypeAlias = "tuple[str, list[Line], Line]"
 """The axis of the operands, the operand lines, and the fixed line on the other axis."""
 
 
-def part_and_whole(g: Grounder) -> Grounded | None:
+def part_and_whole(g: Grounder) -> tuple[Op, str, list[Line], Line] | None:
     """A share `part / whole`: the named part nearest the question's percent wording, and its whole
-    on the same axis.
+    on the same axis (`percent_of`); with the operation to apply.
 
     The whole is the line the question names as such (`what percentage of revenue was …`: any line,
     total or not; the part is then named outside that phrase). Else it is an aggregate line: the
     one in the part's own group when there is one, else the most mentioned, then the most generic
     (fewest words), then the last aggregate line of the axis. A part named only by a total line (a
-    group's own, `West Total` in a pivot table) is a part of the other totals (`Grand Total`).
+    group's own, `West Total` in a pivot table) is a part of the other totals (`Grand Total`). With no
+    whole on its axis, a part whose line the whole's phrase names on the other is a share of it and
+    its siblings together (`percent_of_all`: `women` of `physics doctorate recipients`, no total).
     """
     found = (g.qnorm.find(w) for w in ("percent", "proportion", "share", "fraction"))
     anchor = min((p for p in found if p >= 0), default=0)
@@ -224,12 +237,14 @@ def part_and_whole(g: Grounder) -> Grounded | None:
                  if (found := _part_and_whole(g, anchor, phrase, strict))), None)
 
 
-def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Grounded | None:
+def _part_and_whole(g: Grounder, anchor: int, phrase: bool,
+                    strict: bool) -> tuple[Op, str, list[Line], Line] | None:
     """`part_and_whole` on the axis whose part is nearest `anchor`. A label said only inside the
     whole's phrase qualifies the whole, not a part: when `strict` (`percentage of engineering
     students were women`: the part is `Women`, of the `Total` on Engineering's line; tried first),
     else when it is a period (`share of 2023 sales`) or the whole is named on its axis."""
-    best: tuple[int, str, list[Line], Line] | None = None
+    best: tuple[int, Op, str, list[Line], Line] | None = None
+    kindred: tuple[Op, str, list[Line], Line] | None = None  # no whole on either axis: the siblings'
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         whole_named = _named_whole(g, lines)
         totals = [whole_named] if whole_named else [ln for ln in lines if is_aggregate(ln)]
@@ -267,11 +282,33 @@ def _part_and_whole(g: Grounder, anchor: int, phrase: bool, strict: bool) -> Gro
         # no total line of its own: the total of the part's group among other headings (`Total >
         # Dec 2024` over the locations)
         wholes = wholes or group_totals(g.graph, part, lines, other)
-        if not wholes:
-            continue
-        whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
-        best = (dist, axis, [*parts, whole], fixed)
-    return None if best is None else best[1:]
+        if wholes:
+            whole = max(wholes, key=lambda ln: _whole_rank(g, part, ln))
+            best = (dist, "percent_of", axis, [*parts, whole], fixed)
+        elif strict and len(parts) == 1 and (kin := _kin(part, lines)):
+            kindred = kindred or ("percent_of_all", axis, [part, *kin], fixed)
+    return best[1:] if best is not None else kindred
+
+
+MAX_KIN = 5
+"""The most siblings a part is a share of together: the categories of one breakdown shown side by
+side (`Male | Female`, `Residents | Non-residents`, the types of a decision)."""
+
+
+def _kin(part: Line, lines: list[Line]) -> list[Line]:
+    """The part's siblings where no line totals them (`Male` beside `Female` under `2023`): with the
+    part, the whole a share of its own line's figures divides by (`what percentage of physics
+    doctorate recipients were women`). None when a sibling is a total, a percentage, a period or a
+    measure (years and measures are no parts of a whole), or heads lines of its own, or when there are
+    more than `MAX_KIN` (a long list of lines, subtotals unmarked among them, is no partition)."""
+    kin = [ln for ln in lines if ln is not part and ln.parent_ids == part.parent_ids]
+    heads = {n.id for ln in lines for n in ln.path[:-1]}
+    if len(kin) > MAX_KIN or any(
+            is_aggregate(ln) or ln.label is None or ln.label.id in heads or "%" in ln.label.text
+            or PERCENT_STEMS & set(label_tokens(ln.label.text)) or is_period_label(ln.label.text)
+            or ops.is_measure_label(ln.label.text) for ln in [part, *kin]):
+        return []
+    return kin
 
 
 def _heading_members(node: Node, members: list[Line], lines: list[Line]) -> list[Line]:
@@ -289,13 +326,15 @@ def _heading_members(node: Node, members: list[Line], lines: list[Line]) -> list
 def _part_in_named_group(g: Grounder, lines: list[Line], whole: Line) -> list[Operand]:
     """Lines said beside the whole's phrase under the heading that phrase names most (`Foreign` under
     `Income before income taxes:` for `percentage of income before income taxes … in foreign
-    jurisdictions`, not the `Foreign` lines of the provision): a label repeated under several
-    headings, which `operand_nodes` leaves out."""
+    jurisdictions`, not the `Foreign` lines of the provision), else under the whole's own label
+    (`Intramural` under `All agencies`): a label repeated under several headings, which
+    `operand_nodes` leaves out."""
     phrase = set(label_tokens(ops.share_whole(g.qnorm) or ""))
-    found = [(len(phrase & {t for n in ln.path[:-1] for t in label_tokens(n.text)}), ln) for ln in lines
+    found = [((len(phrase & {t for n in ln.path[:-1] for t in label_tokens(n.text)}),
+               whole.label is not None and whole.label in ln.path[:-1]), ln) for ln in lines
              if ln.label is not None and ln.index != whole.index and _said_beside(g, ln.label)]
-    most = max((k for k, _ in found), default=0)
-    return [(ln.label, frozenset({ln.index})) for k, ln in found if most and k == most and ln.label]
+    most = max((k for k, _ in found), default=(0, False))
+    return [(ln.label, frozenset({ln.index})) for k, ln in found if any(most) and k == most and ln.label]
 
 
 PERCENT_STEMS = frozenset(label_tokens("percent percentage share proportion"))
@@ -307,7 +346,8 @@ def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:
     `of Canada's employment` → `Canada`): its label is the named phrase or its possessor, a leading
     `total`/`all` aside; the first such line. Else the total line, or the line heading a group,
     whose other words the phrase all says (`Total fatalities` for `all traffic fatalities`, not
-    `Total nonoccupants`; `Water` over its kinds for `water tonnage`), the fullest."""
+    `Total nonoccupants`; `Water` over its kinds for `water tonnage`), the fullest. Else the one
+    outer total line when the title says every word of the phrase (the table's whole)."""
     phrase = ops.share_whole(g.qnorm)
     if phrase is None:
         return None
@@ -323,7 +363,14 @@ def _named_whole(g: Grounder, lines: list[Line]) -> Line | None:
     heads = {n.id for ln in lines for n in ln.path[:-1]}
     partial = [(len(own), -ln.index, ln) for ln, text in labelled if (is_aggregate(ln) or (
         ln.label is not None and ln.label.id in heads)) and (own := set(label_tokens(text))) and own <= said]
-    return max(partial)[2] if partial else None
+    if partial:
+        return max(partial)[2]
+    totals = [ln for ln in lines if is_aggregate(ln) and len(ln.path) == 1]
+    title = label_tokens(g.graph.table.title or "")
+    initials = "".join(t[0] for t in title)  # `R&D` is said by `research and development`
+    return totals[0] if len(totals) == 1 and said and all(
+        t in title or (t.isalpha() and len(t) >= 2 and t in initials) for t in said) else None
+    # `all federal R&D obligations` under `Federal obligations for research and development …`
 
 
 _POSSESSOR = re.compile(r"^(.+?)'s\b")

@@ -311,6 +311,9 @@ class Grounder:
         if count is not None and count.against == "stated":  # `how many terms had an incidence above
             self.qwords = [w for w in self.qwords if parse_number(w[0]) != count.bound]  # 10%`: the bound
             self.qtoks = {s for _, s in self.qwords}  # names no `10 mg` arm
+        if count is not None and ("number", "number") not in said:  # `how many violations had a lower
+            self.qwords = [w for w in self.qwords if w != ("number", "number")]  # rate …`: the members
+            self.qtoks = {s for _, s in self.qwords}  # are counted, no `Number of incidents` is read
         if EVERY_PERIOD.search(self.qnorm):  # `the average … across the four quarters`: `average`
             self.qwords = [w for w in self.qwords if w[1] not in _AVERAGE_STEMS]  # is the operation,
             self.qtoks = {s for _, s in self.qwords}  # not `Average monthly revenue per membership`
@@ -781,7 +784,9 @@ class Grounder:
             if month[0] in self.q_months and year_fits:
                 return 1.0
         elif label_year(text) in self.q_years:
-            return 1.0
+            day = _MONTH_DAY.search(text)  # `June 30, 2024` is not named by `September 30, 2024`
+            if day is None or not self.q_months or _MONTHS.index(day.group(1)) + 1 in self.q_months:
+                return 1.0
         dated = year_quarter(text)
         if dated is not None and self.q_year_quarters:  # `23:Q1` is not named by `from 2023 Q4 to
             return float(dated in self.q_year_quarters)  # 2024 Q1`
@@ -1257,9 +1262,16 @@ def spelled_years(question: str) -> str:
     def century(m: re.Match[str]) -> str:  # `FY99` is 1999, `FY23` 2023
         return f"{m.group(1)}{'19' if int(m.group(2)) >= 50 else '20'}{m.group(2)}"
 
-    return _SHORT_FISCAL.sub(century, _NEXT_TO_YEAR.sub(shifted, question))
+    def year_ago(m: re.Match[str]) -> str:  # `Q3 2024 compared with the same quarter a year earlier`
+        return f"{m.group(0)[:m.start(3) - m.start()]}{m.group(1)} {int(m.group(2)) - 1}"
+
+    return _SAME_QUARTER.sub(year_ago, _SHORT_FISCAL.sub(century, _NEXT_TO_YEAR.sub(shifted, question)))
 
 
+_SAME_QUARTER = re.compile(
+    r"\b(q[1-4])\s+((?:19|20)\d\d)\b.*?\b(the\s+same\s+(?:quarter|period)\s+(?:a\s+year\s+(?:earlier|ago|before)"
+    r"|(?:of\s+)?(?:the\s+)?(?:prior|previous|last)\s+year))", re.IGNORECASE)
+"""`Q3 2024 compared with the same quarter a year earlier`: that quarter of the year before."""
 _LATER_LABEL = re.compile(r"^(?:thereafter|later years|after that)$")
 _AFTER_YEAR = re.compile(r"\b(?:after|beyond|later than)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 
@@ -1315,6 +1327,8 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
 _MONTHS = tuple(name[:3] for name in MONTH_NAMES)
 _MONTH_WORDS = (*MONTH_NAMES, "sept", *(m for m in _MONTHS if m != "may"))
 """A month's name or abbreviation (`march`, `mar`, `sept`)."""
+_MONTH_DAY = re.compile(rf"\b({'|'.join(_MONTHS)})[a-z]*\.?\s+\d{{1,2}}\b")
+"""A day of a month in a date (`June 30, 2024`)."""
 _MONTH_LABEL = re.compile(
     rf"^({'|'.join(_MONTH_WORDS)})\.?(?:[\s,/-]+'?(\d{{2}}|(?:19|20)\d\d)(?:(?<=\d{{4}})[a-z])?)?"
     rf"{STATUS_MARK}$")
@@ -1434,7 +1448,8 @@ def interim_period(text: str) -> str | None:
     return {(6, 6): "h1", (9, 9): "9m"}.get((months, end))
 
 
-_QUARTER_LABEL = re.compile(r"\b(?:quarters?|q[1-4])\b")
+_QUARTER_LABEL = re.compile(r"\b(?:quarters?|q[1-4]|[1-4]q(?:\d\d)?)\b")
+"""A quarter's word or mark (`Q4`, `4Q23`, `Fourth quarter`)."""
 
 
 def is_interim_label(text: str) -> bool:

@@ -116,11 +116,13 @@ def candidates(g: Grounder) -> list[Plan]:
         ("percent_of", lambda q: (ops.asks_share(q) or (
             "percent" in g.qtoks and not ASKS_CHANGE.search(g.qnorm) and _lookup_is_a_count(g)))
          and not lookup_is_percent),
-        ("ratio", lambda q: (ops.has_phrase(q, ops.RATIO_PHRASES) and free(stems(ops.RATIO_PHRASES)))
-         or _per_unlabelled(g)),
-        ("diff", lambda q: (not names_change or ops.has_phrase(q, ("minus",))) and (  # `A minus B` is
+        ("ratio", lambda q: ((ops.has_phrase(q, ops.RATIO_PHRASES) and free(stems(ops.RATIO_PHRASES)))
+                             or _per_unlabelled(g)) and not ops.POINTS.search(g.qnorm)),  # points: a
+        # difference (`by how many percentage points did Israel's GERD-to-GDP ratio exceed …`)
+        ("diff", lambda q: (not names_change or ops.MINUS.search(g.qnorm)) and (  # `A minus B` is
             # asked whatever a label says (`Change in plan assets > Actual return` minus `Interest cost`)
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
+            or ops.MINUS.search(g.qnorm)
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             (g.spans_years or EVERY_PERIOD.search(g.qnorm) or averaged_named())

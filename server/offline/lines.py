@@ -58,11 +58,18 @@ class Line:
 def labels_recur(members: list[Line], lines: list[Line]) -> bool:
     """A member's label recurs on a line of `lines` outside the members (`League > Apps | Goals`,
     again under `Cup`; `Hospital > number | row %`, again under `Non-hospital`): the members are
-    measures shown under each heading, not members of one."""
+    measures shown under each heading, not members of one. Not under a heading of the same name
+    (`Receipts > Personal travel > Health-related`, again under `Payments > Personal travel`: one
+    group shown for each section)."""
     inside = {ln.index for ln in members}
-    elsewhere = {normalise_text(ln.label.text) for ln in lines
-                 if ln.index not in inside and ln.label is not None}
-    return any(ln.label is not None and normalise_text(ln.label.text) in elsewhere for ln in members)
+
+    def named(ln: Line) -> tuple[str, str]:
+        parent = ln.path[-2].text if len(ln.path) > 1 else ""
+        return normalise_text(ln.label.text) if ln.label is not None else "", normalise_text(parent)
+
+    elsewhere = {named(ln) for ln in lines if ln.index not in inside and ln.label is not None}
+    return any(ln.label is not None and any(label == named(ln)[0] and parent != named(ln)[1]
+                                            for label, parent in elsewhere) for ln in members)
 
 
 def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:

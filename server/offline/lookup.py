@@ -100,14 +100,14 @@ def _named_label(g: Grounder, row: Line) -> Node | None:
     the first column of row labels (`Employee Group`), so the row's name there is asked, not a
     figure; unless the question already names it (`what club did he join after eastleigh`). So is a
     label beside the row's name (`What are the payment terms for Bluewater?`: its `Net 45` under
-    `Terms`)."""
-    m = _WHAT_NOUNS.match(g.qnorm)
+    `Terms`; `What was Duke's rank …`: its `11` under `Rank`)."""
+    m = _WHAT_NOUNS.match(g.qnorm) or _POSSESSED.match(g.qnorm)
     first = row.path[0] if row.path else None
     if m is not None and first is not None and first.c0 == 0 and has_value(first) and g.mention(first) < 1.0:
-        words = m.group(1).split()
-        if _heads(g, first, [words[:k] for k in range(1, len(words) + 1)]):
+        words = m.group(1).split()  # (the row's `Rank` asked of it by name: a measure's header too)
+        if _heads(g, first, [words[:k] for k in range(1, len(words) + 1)], measures=m.re is _POSSESSED):
             return first
-    m = _WHAT_THE_NOUNS.match(g.qnorm)
+    m = _WHAT_THE_NOUNS.match(g.qnorm) or _POSSESSED.match(g.qnorm)
     beside = [n for n in row.path if on_line(row, n)]  # under a section too (`Housing and controls`)
     if m is None or len(beside) < 2:
         return None
@@ -121,16 +121,20 @@ def _named_label(g: Grounder, row: Line) -> Node | None:
                 None)
 
 
-def _heads(g: Grounder, label: Node, spans: list[list[str]]) -> bool:
-    """One of the word spans is the header over `label`'s column (a measure's header aside)."""
+def _heads(g: Grounder, label: Node, spans: list[list[str]], measures: bool = False) -> bool:
+    """One of the word spans is the header over `label`'s column (a measure's header aside, unless
+    `measures`)."""
     corners = {frozenset(label_tokens(c.text)) for c in g.h.col_path(label)
-               if not ops.is_measure_label(c.text)}
+               if measures or not ops.is_measure_label(c.text)}
     return any(frozenset(toks) in corners for span in spans if (toks := label_tokens(" ".join(span))))
 
 
 _WHAT_THE_NOUNS = re.compile(r"^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?([^\W\d_]+(?:\s+[^\W\d_]+){0,2})"
                              r"\s+(?:of|for)\b")
 """`what are the payment terms for …`: the noun asked of a named row."""
+_POSSESSED = re.compile(r"^\s*what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:[^\W\d_][\w.&-]*\s+){0,4}?"
+                        r"[^\W\d_][\w.&-]*['’]s\s+([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+"""`what was Duke's rank …`: the noun asked of a row named before it."""
 
 
 def _label_answer(g: Grounder, line: Line, axis: str) -> Node | None:

@@ -40,14 +40,17 @@ def measures() -> dict[str, Measure]:
 
 def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
     """The longest derived measure the question names and no table label already holds, else a share
-    it defines itself between two lines the table shows (`operating income as a percent of revenues`)."""
+    it defines itself between two lines the table shows (`operating income as a percent of revenues`).
+    A measure the question also defines is computed as defined (`operating margin, i.e. operating
+    income as a percentage of total operating revenue`: not of `Freight revenue`)."""
     named = [(m, found) for m, found in measures().items() if _says_measure(g.q, m)]
+    stated = _stated_share(g)
     if not named:
-        return _stated_share(g)
+        return stated
     name, measure = max(named, key=lambda mp: len(label_tokens(mp[0])))
     if any(ln.label is not None and _says_measure(ln.label.text, name) for ln in g.rows + g.cols):
         return None  # the table has the measure itself: a lookup
-    return name, measure
+    return name, stated[1] if stated is not None and measure.op == "percent_of" else measure
 
 
 _AS_A_SHARE_OF = re.compile(
@@ -73,6 +76,9 @@ def _stated_share(g: Grounder) -> tuple[str, Measure] | None:
     part, whole = " ".join(kept), m.group(2).strip()
     if not label_tokens(part) or not label_tokens(whole):
         return None
+    both = set(label_tokens(f"{part} {whole}"))
+    if any(ln.label is not None and both <= set(label_tokens(ln.label.text)) for ln in g.rows + g.cols):
+        return None  # a line shows the share itself (`Allowance … as a % of loans`): a lookup
     for lines in (g.rows, g.cols):
         top = _line_for(g, lines, part, name=m.group(0))
         bottom = _line_for(g, lines, whole, taken=top, name=m.group(0))
@@ -133,6 +139,21 @@ def _segment_lines(g: Grounder, lines: list[Line], num: str, den: str) -> tuple[
     return None
 
 
+_DEFINITION = re.compile(
+    r"\s*\([^()]*\)|,?\s*\b(?:i\.\s?e\.?|that is|defined as|calculated as|computed as|measured as)"
+    r"[,:]?\s[^,;?]*,?", re.IGNORECASE)
+"""A parenthetical or a clause defining what precedes it (`(total current assets / total current
+liabilities)`, `, i.e. operating income as a percent of net sales`)."""
+
+
+def _undefined(question: str, sides: tuple[str, str]) -> str:
+    """The question without the clauses that define the measure by its sides' words: an operand's
+    lookup question would read both sides there (`What was the Total current liabilities at the end
+    of 2023 (total current assets / …)?` grounds the assets)."""
+    return _DEFINITION.sub(lambda m: "" if any(
+        _holds(m.group(0), side) for side in sides) else m.group(0), question)
+
+
 def _naming_label(line: Line, phrase: str) -> str:
     """The label of the line's path that names the measure's side (`Operating income (loss):` over
     `Consumer`; the line's own `Gross profit`), for the operand's lookup question."""
@@ -191,7 +212,8 @@ def solve_measure(g: Grounder) -> Plan | None:
         plan.operation = "measure"
         named = said(measure)
         if named.search(g.q):
-            plan.parts = [named.sub(_naming_label(ln, side), g.q, count=1)
+            bare = _undefined(g.q, (num, den))
+            plan.parts = [named.sub(_naming_label(ln, side), bare, count=1)
                           for ln, side in ((top, num), (bottom, den))]
         return plan
     return None

@@ -40,7 +40,7 @@ def _vocab(text: str) -> frozenset[str]:
 
 Op = Literal[
     "lookup", "pair", "argmax", "argmin", "max", "min", "sum", "diff", "ratio", "percent_of",
-    "growth", "cagr", "average", "count",
+    "percent_of_all", "growth", "cagr", "average", "count",
 ]
 
 MORE_WORDS = _vocab(
@@ -49,6 +49,7 @@ MORE_WORDS = _vocab(
     increase increased better best likelier likeliest older oldest longer longest taller tallest
     heavier heaviest pricier priciest farther farthest furthest stronger strongest peak peaked
     warmer warmest hotter hottest wetter wettest sunnier sunniest snowier snowiest windier windiest
+    busier busiest
     """
 )
 LESS_WORDS = _vocab(
@@ -71,6 +72,10 @@ DIFF_PHRASES = (
     "how much lower", "how much larger", "how much smaller", "how much greater", "gap", "minus",
     *CHANGE_WORDS,
 )
+MINUS = re.compile(r"\bminus\b|\([^()]*\w\s+less\s+\w[^()]*\)")
+"""A difference asked outright between two named figures (`receipts minus payments`, `(Tier 1 capital
+less CET1 capital)` set apart as a definition), not a label's own `less` (`Taxes less subsidies`,
+`(less resps)`) nor a comparison (`how much less`, `less concentrated`)."""
 RATIO_PHRASES = (
     "how many times", "times as", "times more", "times higher", "ratio", "fold", "the times",
     "multiple relationship",
@@ -315,7 +320,7 @@ _MODIFIER = r"(?!(?:more|fewer|less|times|percent|percentage|of|the|other)\b)[a-
 _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by|within|among|outside(?:\s+of)?|excluding|"
                     r"except(?:\s+for)?|other\s+than|apart\s+from|aside\s+from|leaving\s+(?:out|aside))"
                     r"\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
-                    r"how\s+many\s+(?:of\s+(?:the|these|those)\s+)?"
+                    r"how\s+many\s+(?:of\s+(?:the|these|those)\s+(?:(?:top|bottom|first|last|largest)\s+)?(?:\d+\s+)?)?"
                     r"(?:(?:listed|selected|major|individual)\s+)?"
                     rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}})\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
@@ -374,8 +379,10 @@ loss`; not `hearing loss`)."""
 _SIGNED_WORD = re.compile(r"\b(?:had|have|has|with|showed|show|posted|reported|recorded|saw)\s+(?:an?\s+)?"
                           r"(negative|positive)\b")
 """A figure's sign said outright (`had negative comparable sales`)."""
-_FELL = re.compile(r"\b(?:fell|fall|fallen|declined?|decreased?|dropped|drop|shrank|lost|lose)\b")
-_ROSE = re.compile(r"\b(?:rose|rise|risen|increased?|grew|grow|gained?|added)\b")
+_FELL = re.compile(r"\b(?:fell|falls?|fallen|declin(?:e|ed|es)|decreas(?:e|ed|es)|dropped|drops?|shrank|"
+                   r"shrunk|lost|lose|(?:go|goes|went|gone)\s+down)\b")
+_ROSE = re.compile(r"\b(?:rose|rises?|risen|increas(?:e|ed|es)|grew|grows?|gain(?:s|ed)?|added|climbed|"
+                   r"(?:go|goes|went|gone)\s+up)\b")
 class Count(NamedTuple):
     """What a `how many <members> …` question counts: the members' noun, the side of the bound, the
     bound a figure states (`stated`), or the line it names (`aggregate`: its word in `reference`,
@@ -447,6 +454,15 @@ def asks_money(question: str) -> bool:
     m = _MONEY_ASKED.search(question.lower())
     return m is not None and bool({m.group(1), m.group(2)} & {*SCALES, *CURRENCIES}) and not (
         {m.group(1), m.group(2)} & set(PERCENT))
+
+
+def counted_also(question: str) -> str | None:
+    """The noun after `and`/`or` in `how many provinces and territories`: its members are counted too."""
+    m = _COUNTED_ALSO.search(question.lower())
+    return m.group(1) if m else None
+
+
+_COUNTED_ALSO = re.compile(r"\bhow\s+many\s+(?:of\s+the\s+)?\w+\s+(?:and|or)\s+(\w+)")
 
 
 def counted_noun(question: str) -> str | None:
@@ -610,10 +626,12 @@ constraint (an embedding of it matches the category's members unevenly: `gender`
 
 def asked_category(question: str) -> str | None:
     """The noun right after which/what (None without one, or when it is a function word), or the
-    members named before `which one` (`Among the Northern region districts, which one …`)."""
+    members named before `which one` or `which had …` (`Among the Northern region districts, which
+    one …`)."""
     q = question.lower()
     m = ASKED_CATEGORY.search(q)
-    if m and m.group(1) in ("one", "ones") and (before := _MEMBERS_BEFORE.match(q[:m.start()])):
+    if m and m.group(1) in _FUNCTION_AFTER_WH | {"one", "ones"} and (
+            before := _MEMBERS_BEFORE.match(q[:m.start()])):  # `Among the top 15 institutions, which had …`
         return before.group(1)
     if m and (period := _PERIOD_HEAD.match(q, m.end(1))):  # `which marketing year`: a year
         return period.group(1)
@@ -676,9 +694,10 @@ def stated_members(question: str) -> int | None:
     return n if n >= 2 else None
 
 
-_ORDINALS = "|".join([w for w, n in ORDINALS.items() if n != "1"] + ["2nd", "3rd", "[4-9]th", "10th"])
+_ORDINALS = "|".join([w for w, n in ORDINALS.items() if n != "1"] + [r"\d*(?:2nd|3rd)", r"\d+th", r"\d+1st"])
 ORDINAL_RANK = re.compile(
-    rf"\b({_ORDINALS})[\s-]+(most|largest|highest|greatest|biggest|leading|lowest|smallest|least|fewest)\b")
+    rf"\b({_ORDINALS})[\s-]+(most|largest|highest|greatest|biggest|busiest|leading|lowest|smallest|least|fewest"
+    r"|quietest)\b")
 """`the second largest`, `third-lowest`, `fourth leading`: one member at that place of the ranking."""
 _ORDINAL_LIST = re.compile(rf"\b(?:first|{_ORDINALS})\s*(?:,|and|or)\s*(?:{_ORDINALS})\b")
 """`the second and third most …`: several places at once."""
@@ -697,7 +716,7 @@ def ordinal_rank(question: str) -> Place | None:
         return None
     word, superlative = found[0]
     place = int(ORDINALS.get(word) or re.sub(r"\D", "", word))
-    return place, "min" if superlative in ("lowest", "smallest", "least", "fewest") else "max"
+    return place, "min" if superlative in ("lowest", "smallest", "least", "fewest", "quietest") else "max"
 
 
 OPEN_RANGE = re.compile(
@@ -813,7 +832,8 @@ def negated(computed: Computed) -> Computed:
 
 KINDS: dict[str, Kind] = {
     "sum": "additive", "diff": "additive", "max": "additive", "min": "additive", "average": "mean",
-    "ratio": "ratio", "percent_of": "percent", "growth": "percent", "cagr": "percent", "count": "count",
+    "ratio": "ratio", "percent_of": "percent", "percent_of_all": "percent", "growth": "percent",
+    "cagr": "percent", "count": "count",
 }
 """How each operation's result is displayed (`numstyle.decimals_for`)."""
 
@@ -859,6 +879,8 @@ def _arithmetic(op: Op, vals: list[float], periods: int = 1) -> float | None:
         return vals[0] / vals[1]
     if op == "percent_of" and len(vals) >= 2 and vals[-1] != 0:  # the parts together of the whole
         return sum(vals[:-1]) / vals[-1]
+    if op == "percent_of_all" and len(vals) >= 2 and sum(vals) != 0:  # the first of all of them
+        return vals[0] / sum(vals)
     if op == "growth" and len(vals) == 2 and vals[1] != 0:
         return (vals[0] - vals[1]) / vals[1]
     if op == "cagr" and len(vals) == 2 and vals[0] > 0 and vals[1] > 0 and periods >= 1:

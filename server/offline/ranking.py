@@ -34,6 +34,7 @@ from celltrace.server.offline.lexicon import (
     same_word,
 )
 from celltrace.server.offline.lines import (
+    AGGREGATE_LABEL_WORDS,
     Line,
     has_value,
     is_aggregate,
@@ -55,40 +56,42 @@ from celltrace.shared.units import SCALE_FACTORS, label_unit
 def _pick_side(g: Grounder, noun: str | None = None) -> tuple[str, Line]:
     """The axis to rank or count over and the fixed line on the other axis: the axis the question's
     `which <noun>` (or the counted `noun` stem: `how many wards`) names (`_asked_axis`), else the one
-    opposite the better-grounded side."""
-    best_row = g.best(g.rows)[0]
-    best_col = g.best(g.cols)[0]
+    opposite the better-grounded side. Lines the question leaves out (`excluding the total`) take no
+    part."""
+    rows, cols = _kept(g, g.rows), _kept(g, g.cols)  # a line left out is neither ranked nor ranked on
+    best_row = g.best(rows)[0]
+    best_col = g.best(cols)[0]
     asked = _asked_axis(g, noun or g.asked_noun)
-    if asked == "row" and len(g.rows) > 1:
-        return "row", _varying(g, "row", g.cols)
-    if asked == "col" and len(g.cols) > 1:
-        return "col", _varying(g, "col", g.rows)
-    tied_rows, tied_cols = _tied(g, g.rows, best_row[0]), _tied(g, g.cols, best_col[0])
+    if asked == "row" and len(rows) > 1:
+        return "row", _varying(g, "row", cols)
+    if asked == "col" and len(cols) > 1:
+        return "col", _varying(g, "col", rows)
+    tied_rows, tied_cols = _tied(g, rows, best_row[0]), _tied(g, cols, best_col[0])
     if tied_cols and not tied_rows:  # `lowest all-ages coverage in 2023-24`: the season under
-        return "col", _varying(g, "col", g.rows)  # each region varies, the age group is fixed
+        return "col", _varying(g, "col", rows)  # each region varies, the age group is fixed
     if tied_rows and not tied_cols:
-        return "row", _varying(g, "row", g.cols)
+        return "row", _varying(g, "row", cols)
     dated = _dated_side(g)  # `in 2023` fixes the year columns: the other side is ranked, unless the
     # year heads a line under each of several groups and the other side's line is named whole
     # (`which segment earned the highest operating income in FY2024`: the segments are ranked)
-    if dated == "col" and len(g.rows) > 1:
-        if _groups_of_year(g, g.cols, best_row[1]):
-            return "col", _varying(g, "col", g.rows)
-        return "row", _varying(g, "row", g.cols)
-    if dated == "row" and len(g.cols) > 1:
-        if _groups_of_year(g, g.rows, best_col[1]):
-            return "row", _varying(g, "row", g.cols)
-        return "col", _varying(g, "col", g.rows)
+    if dated == "col" and len(rows) > 1:
+        if _groups_of_year(g, cols, best_row[1]):
+            return "col", _varying(g, "col", rows)
+        return "row", _varying(g, "row", cols)
+    if dated == "row" and len(cols) > 1:
+        if _groups_of_year(g, rows, best_col[1]):
+            return "row", _varying(g, "row", cols)
+        return "col", _varying(g, "col", rows)
     whole_row, whole_col = _named_total(g, best_row[1]), _named_total(g, best_col[1])
     ranked = "row" if whole_col > whole_row else "col"  # a total named whole (`which segment had the
     # smallest total property expenses`, not a bare `Total` beside the segments) is what is compared,
     # never a member
-    ranks, over = (g.rows, g.cols) if ranked == "row" else (g.cols, g.rows)
+    ranks, over = (rows, cols) if ranked == "row" else (cols, rows)
     if whole_row != whole_col and len(ranks) > 1 and ops.asks_ranked_label(g.q):
         return ranked, _varying(g, ranked, over)
-    if len(g.cols) == 1 or (best_col[0] >= best_row[0] and len(g.rows) > 1):
-        return "row", _varying(g, "row", g.cols)
-    return "col", _varying(g, "col", g.rows)
+    if len(cols) == 1 or (best_col[0] >= best_row[0] and len(rows) > 1):
+        return "row", _varying(g, "row", cols)
+    return "col", _varying(g, "col", rows)
 
 
 def _named_total(g: Grounder, line: Line) -> int:
@@ -291,6 +294,21 @@ def _category_test(noun: str | None, also: str | None = None) -> Callable[[str],
     return lambda text: bool(toks := label_tokens(text)) and set(toks) <= words
 
 
+def _breakdowns_aside(g: Grounder, lines: list[Line]) -> list[Line]:
+    """The outer lines when each shows a figure of its own over the same breakdown (`Department of
+    Defense` over `Intramural | Extramural`, again under each agency): `which agency's total …` ranks
+    the agencies' own lines, unless the question names a part of the breakdown (`intramural`)."""
+    heads = {n.id for ln in lines for n in ln.path[:-1]}
+    outer = [ln for ln in lines if len(ln.path) == 1]
+    parts = [ln for ln in lines if len(ln.path) > 1]
+    own = {ln.label.id for ln in outer if ln.label is not None and ln.label.id in heads}
+    if len(own) < 2 or not parts or any(ln.path[0].id not in own for ln in parts) or any(
+            ln.label is not None and g.mention(ln.label) >= 0.5 for ln in parts):
+        return lines
+    kinds = Counter(normalise_text(ln.label.text) for ln in parts if ln.label is not None)
+    return outer if kinds and min(kinds.values()) >= 2 else lines
+
+
 def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
     """The lines a ranking compares: those heading no other line, less totals. Where a few of them
     are sub-items of a line beside the others (`Bread`, `Meat` under `Food` beside `Transport`,
@@ -470,16 +488,16 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
     pool = every
-    left_out = _LEFT_OUT.search(g.qnorm)
-    if left_out:  # `not counting other expenses and the total`, `outside postpaid`: members the
-        omitted = set(label_tokens(left_out.group(1)))  # question leaves out, or their group
-        pool = [ln for ln in every if not any((toks := set(label_tokens(n.text))) and toks <= omitted
-                                              and (n is ln.label or not is_period_label(n.text))
-                                              for n in ln.path)] or every
+    omitted = _omitted(g)
+    if omitted:  # `not counting other expenses and the total`, `outside postpaid`: the members the
+        pool = [ln for ln in every if not any(  # question leaves out, or their group
+            (toks := set(label_tokens(n.text))) and toks <= omitted
+            and (n is ln.label or not is_period_label(n.text)) for n in ln.path)] or every
     grouped = under_named_group(g, pool)  # `within the United States`: its areas, not the line over
     labels = {ln.label.id for ln in pool if ln.label is not None}  # them (a group label heading a line
     group_heads = {n.id for ln in grouped for n in ln.path[:-1]}  # of its own; other groups: below)
-    lines = _in_asked_section(g, _group(grouped if group_heads & labels else pool, None))
+    base = _breakdowns_aside(g, grouped if group_heads & labels else pool)
+    lines = _in_asked_section(g, _group(base, None))
     lines = _stated_level(g, pool, lines)
     lines = _named_measure(g, lines) or lines
     lines = under_named_group(g, lines)
@@ -509,8 +527,12 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
                 ln.label is None or g.mention(ln.label) < 0.5 for ln in near):
             group = []  # a member a word names in part (`premiums`: `Single premium … annuities`)
             # sets no group when no group is named
+        heading = _members_heading(g, near)
+        asked = set(label_tokens(g.qnorm))  # `how many provinces and territories`: all of them
+        category = frozenset({noun, *(heading if heading <= asked else ())})
         if noun and names_members(g, axis, every, noun) and not any(
-                g.mention(n, frozenset({noun})) for ln in near for n in ln.path[:-1]):
+                g.mention(n, category) and not set(label_tokens(n.text)) <= category
+                for ln in near for n in ln.path[:-1]):
             group = []  # `how many lines of business`: every line under `Line of business`, whatever
             # group labels hold the noun (`Personal lines`); not `how many states in the West region`
         # labels beside a line's own (`Campaign | Channel`) head no group, nor does one line the
@@ -537,10 +559,14 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
 def said_whole(g: Grounder, label: Node) -> bool:
     """The question names the label whole: mentions it fully, or says each of its words or a word
     derived from it (`European markets` names `Europe`; initials do not: `more experience noisy` is
-    no `men`)."""
+    no `men`), or by an acronym the question writes in capitals (`HHS` for `Department of Health and
+    Human Services`)."""
     mention = g.mention(label)
     if mention >= 0.99 or mention == 0:
         return mention >= 0.99
+    if any(v < 1.0 and len(st) >= 2 and re.search(rf"\b{re.escape(st.upper())}\b", g.q)
+           for st, v in g.matched(label).items()):
+        return True
     words = label_tokens(label.text)
     return bool(words) and all(any(same_word(t, q) for _, q in g.qwords) for t in words)
 
@@ -552,16 +578,50 @@ def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
     heads = Counter(n.id for ln in lines for n in ln.path[:-1])
     nodes = {n.id: n for ln in lines for n in ln.path[:-1] if heads[n.id] >= 2}
     named = {i: n for i, n in nodes.items() if said_whole(g, n) and not is_aggregate_label(n)}
+    if len({normalise_text(n.text) for n in named.values()}) == 1 and len(named) > 1:
+        named = _under_named(g, lines, named)  # `Personal travel` under `Receipts` and `Payments`
     if len(named) != 1:
         return lines
     (group,) = named
     said = set(g.matched(named[group]))
+    heading = _members_heading(g, [ln for ln in lines if any(n.id == group for n in ln.path[:-1])])
+    if said <= heading <= set(label_tokens(g.qnorm)):  # `how many provinces and territories`
+        return lines  # under `Province or territory`: every member, not those under `Territories`
+    over = {t for ln in lines for i, n in enumerate(ln.path[:-1]) if any(
+        m.id == group for m in ln.path[i + 1:-1]) for t in g.matched(n)}
+
+    def wider_total(ln: Line) -> bool:  # `Total payments`, named by the sum word and the section
+        own = set(g.matched(ln.label)) - AGGREGATE_LABEL_WORDS if ln.label is not None else set()
+        return is_aggregate(ln) and own <= over and not own <= said  # over `Personal travel`
+
     if any(ln.label is not None and ln.label.id != group and g.mention(ln.label) >= 0.99
-           and not set(g.matched(ln.label)) <= said for ln in lines):  # a member named in words of
-        return lines  # its own (not the group's line, `United States` over its areas, nor `Diluted`
-        # named by the `dilutive` of `Effect of dilutive securities`)
+           and not set(g.matched(ln.label)) <= said and not wider_total(ln) for ln in lines):
+        return lines  # a member named in words of its own (not the group's line, `United States` over
+        # its areas, nor `Diluted` named by the `dilutive` of `Effect of dilutive securities`); the
+        # group's own total named (`Total operating revenue` under `Operating revenue:`) is read
     under = [ln for ln in lines if any(n.id == group for n in ln.path[:-1])]
     return under if 2 <= len(under) < len(lines) else lines
+
+
+def _members_heading(g: Grounder, lines: list[Line]) -> set[str]:
+    """The words of the headings over the lines' own labels (`Province or territory` over the
+    provinces' column), which name what each of them is."""
+    heads = {n.id: n for ln in lines if ln.label is not None
+             for n in (g.h.col_path(ln.label) if ln.axis == "row" else g.h.row_path(ln.label))}
+    return {t for n in heads.values() for t in label_tokens(n.text)}
+
+
+def _under_named(g: Grounder, lines: list[Line], groups: dict[int, Node]) -> dict[int, Node]:
+    """Of groups of one name, the one under the label the question names best (`personal travel
+    payments`: under `Payments (debits)`, not `Receipts (credits)`); all when none is."""
+    def above(group: int) -> float:
+        return max((g.mention(n) for ln in lines for i, n in enumerate(ln.path[:-1])
+                    if any(m.id == group for m in ln.path[i + 1:-1])), default=0.0)
+
+    scores = {i: above(i) for i in groups}
+    top = max(scores.values())
+    best = {i: groups[i] for i, s in scores.items() if s == top}
+    return best if top > 0 and len(best) == 1 else groups
 
 
 def _stated_level(g: Grounder, every: list[Line], lines: list[Line]) -> list[Line]:
@@ -595,17 +655,43 @@ def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
     return named[0] if len(named) == 1 else None
 
 
-_LEFT_OUT = re.compile(r"\b(?:not\s+counting|excluding|except(?:\s+for)?|other\s+than|apart\s+from|"
-                      r"aside\s+from|leaving\s+(?:out|aside)|ignoring|outside(?:\s+of)?)\s+(.+?)"
+def _omitted(g: Grounder) -> set[str]:
+    """The words of what the question leaves out (`excluding the total`: `total`; set off by commas,
+    up to the next one: `how many items, not counting subtotals, had total expenses above …`)."""
+    left_out = _LEFT_OUT.search(g.qnorm)
+    if left_out is None:
+        return set()
+    phrase = left_out.group(1)
+    if g.qnorm[:left_out.start()].rstrip().endswith(","):
+        phrase = phrase.split(",")[0]
+    return set(label_tokens(phrase))
+
+
+def _kept(g: Grounder, lines: list[Line]) -> list[Line]:
+    """`lines` less those whose own label the question leaves out (all of them when it leaves out
+    every one)."""
+    omitted = _omitted(g)
+    if not omitted:
+        return lines
+    kept = [ln for ln in lines if not (ln.label is not None and (toks := set(label_tokens(ln.label.text)))
+                                       and toks <= omitted)]
+    return kept or lines
+
+
+_LEFT_OUT = re.compile(r"(?:(?<=\()not|\bnot\s+counting|\bexcluding|\bexcept(?:\s+for)?|\bother\s+than|"
+                      r"\bapart\s+from|\baside\s+from|\bleaving\s+(?:out|aside)|\bignoring|\boutside(?:\s+of)?)\s+(.+?)"
                       r"(?=,\s*(?:which|what|who|how|where|when|in|for|during|at|on|by|list|name|give|rank)\b"
-                      r"|[?;]|$)")
-"""A ranking's members the question leaves out, named after these words (`excluding the total`), or
-the group they are under (`outside postpaid`: not `Postpaid > Consumer`)."""
+                      r"|[?;)]|$)")
+"""A ranking's members the question leaves out, named after these words (`excluding the total`, `(not
+the OECD or EU27 aggregates)`), or the group they are under (`outside postpaid`: not `Postpaid >
+Consumer`)."""
 
 NAMED_MEMBER = 0.3
 """A member the question names this much is what it asks about, not one of those it ranges over."""
 
 
+_AMONG_TOP = re.compile(r"^\s*(?:among|of)\s+the\s+top\s+\d+\b")
+"""`Among the top 15 institutions, …`: the members ranged over, not several asked."""
 _LOST_MOST = re.compile(r"\b(?:lost|shed)\s+(?:\w+\s+)?(?:the\s+)?most\b")
 """`lost the most`: where a change is ranked (between two years, or on a change line), the most
 negative one; elsewhere a count of losses (a standings table's `lost the most games`)."""
@@ -617,14 +703,15 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
     line to the later's (a relative change when a percent is asked), ranked in the question's
     direction, or the one member that moved the asked way when it names none. None when a line of the
     table gives the change, or the two years are not two lines of one axis."""
-    if not (ops.asks_ranked_label(g.q) and ASKS_CHANGE.search(g.qnorm)) or len(g.q_years) != 2:
-        return None
+    if not (ops.asks_ranked_label(g.q) and ASKS_CHANGE.search(g.qnorm)) or len(g.q_years) != 2 or (
+            (ops.top_k(g.q) or 1) > 1 and not _AMONG_TOP.match(g.qnorm)):  # `the top 2 groups`: several
+        return None  # members, ranked elsewhere (not `Among the top 15 institutions, which …`)
     if any(gives_change(ln) and _spans(ln, g.q_years) for ln in g.rows + g.cols):
         return None
     for axis, lines in (("col", g.cols), ("row", g.rows)):
         by_year: dict[str, Line] = {}
-        for _, ln in g.best(lines):
-            year = label_year(ln.label.text) if ln.label is not None else None
+        for _, ln in g.best(lines):  # the best-grounded line of each year (`FY 2023 > All R&D`)
+            year = next((y for n in reversed(ln.path) if (y := label_year(n.text)) is not None), None)
             if year is not None and year in g.q_years and year not in by_year:
                 by_year[year] = ln
         if len(by_year) != 2:
@@ -736,6 +823,7 @@ def solve_count(g: Grounder) -> Plan | None:
         axis = "row" if fixed.axis == "col" else "col"
     else:
         axis, fixed = _pick_side(g, next(iter(tokens(noun)), None))  # the axis `how many wards` names
+        fixed = _not_the_counted(g, fixed, next(iter(tokens(noun)), None))
         if percent and not _percent_line(g, axis, fixed):  # `recycled more than 40% of their waste`:
             fixed = next((ln for _, ln in g.best(g.cols if axis == "row" else g.rows)  # the best line
                           if _percent_line(g, axis, ln)), fixed)  # of percentages, not `Waste generated`
@@ -747,7 +835,7 @@ def solve_count(g: Grounder) -> Plan | None:
         return None  # `how many goals had he accumulated over 16 years`: the noun is what is measured
     vals = [v for v in member_values(g, axis, fixed, stem)  # aggregate members (`OECD average`) left out,
             if ref is None or v[1].id not in {n.id for n in ref.path}]  # and the reference line
-    member = _category_test(stem)
+    member = _category_test(stem, next(iter(tokens(ops.counted_also(g.q) or "")), None))
     kept = [v for v in vals if member(v[1].text) or _ABBREVIATION.match(v[1].text.strip())] if member else []
     vals = kept if len(kept) >= 2 else vals  # `how many provinces`: not the country's line
     noun_words = frozenset({stem} if stem else ()) | set(label_tokens(ops.count_modifier(g.q) or ""))
@@ -777,7 +865,17 @@ def solve_count(g: Grounder) -> Plan | None:
         bound *= SCALE_FACTORS[scale] / (SCALE_FACTORS[table_scale] if table_scale else 1.0)
     met = [(label, node) for value, label, node in vals
            if (value > bound if way == "above" else value < bound) or (inclusive and value == bound)]
-    return _count_plan(g, met, vals, [fixed], f"{axis}s {'at or ' * inclusive}{way} {bound:,.15g}")
+    return _count_plan(g, met, vals, [fixed], f"{axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
+                       [value - bound for value, _, _ in vals])
+
+
+def _not_the_counted(g: Grounder, fixed: Line, stem: str | None) -> Line:
+    """The line a count reads, passing over one named only by the counted noun (`Month` beside
+    `Trend` for `how many months had a trend estimate above …`: the months are counted)."""
+    if stem is None or fixed.label is None or set(g.matched(fixed.label)) != {stem}:
+        return fixed
+    return next((ln for _, ln in g.best(g.cols if fixed.axis == "col" else g.rows)
+                 if ln.label is not None and set(g.matched(ln.label)) - {stem}), fixed)
 
 
 def _group_words(g: Grounder, axis: str, label: Node, node: Node) -> set[str]:
@@ -788,16 +886,26 @@ def _group_words(g: Grounder, axis: str, label: Node, node: Node) -> set[str]:
 
 
 def _count_plan(g: Grounder, met: list[tuple[Node, Node]], vals: list[Ranked], lines: list[Line],
-                condition: str) -> Plan:
+                condition: str, beyond: list[float]) -> Plan:
     """The count of the members that met the condition, shown by their cells (every member's when
-    none did)."""
+    none did). As sure as a ranking on the line read (`_named_line`), and as far from the condition's
+    edge (`rank_gap`) as the member nearest to it (`beyond`: each member's figure less the bound),
+    a share of their spread: a member at the edge makes the count fragile."""
     computed = ops.Computed(float(len(met)), str(len(met)), NumStyle(thousands=len(met) >= 1000),
                             same_unit=False)
     shown = met or [(label, node) for _, label, node in vals]
+    spread = max(beyond) - min(beyond)
     return Plan([computed.text], [node.id for _, node in shown],
-                [*headers_for(g, lines), *(label.id for label, _ in shown)], "count", 0.5,
+                [*headers_for(g, lines), *(label.id for label, _ in shown)], "count",
+                _named_line(g, lines[0]),
                 f"{len(met)} of {len(vals)} {condition}", computed=computed,
-                stats={"rank_members": float(len(vals))})
+                stats={"rank_members": float(len(vals)),
+                       "rank_gap": min(abs(b) for b in beyond) / spread if spread else 0.0})
+
+
+def _named_line(g: Grounder, line: Line) -> float:
+    """How surely a ranking or a count reads `line`: how well the question names its label."""
+    return min(1.0, 0.4 + 0.6 * g.mention(line.label)) if line.label else 0.4
 
 
 def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
@@ -851,7 +959,8 @@ def _count_beyond(g: Grounder, way: str, axis: str, line: Line, ref: Line) -> Pl
         return None
     met = [(label, node) for value, label, node in vals
            if (value > against[label.id] if way == "above" else value < against[label.id])]
-    return _count_plan(g, met, vals, [line, ref], f"{members}s {way} their figure on the other line")
+    return _count_plan(g, met, vals, [line, ref], f"{members}s {way} their figure on the other line",
+                       [value - against[label.id] for value, label, _ in vals])
 
 
 def _percent_line(g: Grounder, axis: str, line: Line) -> bool:
@@ -934,7 +1043,7 @@ def _rank(g: Grounder, axis: str, fixed: Line, k: int, nth: ops.Place | None = N
     named = {normalise_text(lab.text) for _, lab, _ in vals if g.mention(lab) >= 0.99}
     if named == {normalise_text(label.text)} and is_period_label(label.text):  # `which loan segment …
         return None  # in 2023` answered `2023`: the one period the question names is fixed, not ranked
-    conf = round(min(1.0, 0.4 + 0.6 * g.mention(fixed.label) if fixed.label else 0.4) / ties, 3)
+    conf = round(_named_line(g, fixed) / ties, 3)
     return Plan([label.text.strip()], [label.id],
                 headers_for(g, [fixed]), f"arg{want}", conf,
                 f"{want if place == 1 else f'place {place} by {want}'} over {len(vals)} {axis}s",
