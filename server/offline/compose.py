@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label, period_end
-from celltrace.server.offline.lexicon import label_tokens, word_stems
+from celltrace.server.offline.lexicon import NEGATION_WORDS, label_tokens, word_stems
 from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate, labels_recur
 from celltrace.server.offline.operations import Op
 from celltrace.server.offline.polarity import polar_label
@@ -52,16 +52,12 @@ def position(g: Grounder, node: Node) -> int:
     offset = 0
     for word in g.qnorm.split():  # not a word negating the label (`non-resident` for `Residents`)
         extra = (said := set(tokens(word))) - own
-        if said & stems and not (extra and extra <= _NEGATING):
+        if said & stems and not (extra and extra <= NEGATION_WORDS):
             return offset
         offset += len(word) + 1
     matched = g.matched(node)  # a word matched through the vocabulary (`women` ~ `Females`)
     return min((m.start() for word, stem in g.qwords if stem in matched
                 for m in re.finditer(rf"\b{re.escape(word)}\b", g.qnorm)), default=999)
-
-
-_NEGATING = frozenset({"non", "not", "un"})
-"""Prefixes or words negating what follows (`non-resident`)."""
 
 
 def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:

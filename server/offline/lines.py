@@ -68,8 +68,8 @@ def labels_recur(members: list[Line], lines: list[Line]) -> bool:
         return normalise_text(ln.label.text) if ln.label is not None else "", normalise_text(parent)
 
     elsewhere = {named(ln) for ln in lines if ln.index not in inside and ln.label is not None}
-    return any(ln.label is not None and any(label == named(ln)[0] and parent != named(ln)[1]
-                                            for label, parent in elsewhere) for ln in members)
+    return any(any(label == own and parent != over for label, parent in elsewhere)
+               for own, over in (named(ln) for ln in members if ln.label is not None))
 
 
 def value_cell(graph: CellGraph, row: Line, col: Line) -> Node:
