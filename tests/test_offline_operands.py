@@ -4,7 +4,7 @@ whole a share's own line makes with its siblings (no total), a line the whole's 
 Capital Region's nights`), a negated label said apart (`non-resident to resident`), changes between
 quarters or dates of one year, a period's status (`(prelim.)`), points (a difference, not a ratio), a
 share said of a figure averaged over years, a negated word (`nonfederally`) as the whole less its
-line, and `A minus B`."""
+line, `A minus B`, and the opposite a sign may show, which names nothing (`Net income (loss)`)."""
 
 from __future__ import annotations
 
@@ -223,3 +223,22 @@ def test_classes_named_by_their_intervals_are_averaged() -> None:
     plan, _ = run(VICTIMS, "Averaged over the 15 to 24, 25 to 34 and 35 to 44 age groups, what was the 2019 "
                            "victimization rate for men?")
     assert plan.answer == ["106.3"]
+
+
+SEGMENTS = Table(text=[
+    ["", "Consumer", "Wealth & Asset Management", "Total"],
+    ["Net interest income", "6,105", "942", "11,220"],
+    ["Income (loss) before income taxes", "2,808", "990", "6,879"],
+    ["Net income (loss)", "2,120", "747", "5,242"],
+])  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What was Wealth & Asset Management's net income?", "747"),
+    ("What was Wealth & Asset Management's net interest income?", "942"),
+])
+def test_the_opposite_a_sign_may_show_is_no_word_to_say(question: str, answer: str) -> None:
+    """`Net income (loss)` is named whole by `net income` (the `(loss)` only says what a negative
+    figure means), so it beats `Net interest income`, which the question names in part."""
+    plan, _ = run(SEGMENTS, question)
+    assert plan.answer == [answer]

@@ -727,12 +727,15 @@ class Grounder:
     def head(self, text: str) -> str:
         """A label without a code before its name (`P4 – Low`), without the clause naming what it
         leaves out (`Long-term debt, net of current portion` → `Long-term debt`), unless the
-        question excludes too, and without a closing unit
+        question excludes too, without the opposite a figure's sign may show (`Net income (loss)`,
+        `Income tax expense (benefit)`) unless the question says it, and without a closing unit
         (`($M)`, `(000s)`): words it never matches (`_matches`) do not make the label less completely
         mentioned."""
         text = self._unsaid_code_off(_CODE_PREFIX.sub("", quarter_text(text), count=1))  # `P4 – Low`
         cut = _EXCLUDING.search(normalise_text(text))
         text = cut.string[:cut.start()] if cut is not None and not _EXCLUDING.search(self.qnorm) else text
+        text = _SIGN_ALTERNATIVE.sub(
+            lambda m: m.group(0) if set(label_tokens(m.group(1))) & self.qtoks else "", text)
         unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
         if unit is not None and unit.start() > 0 and parse_unit(unit.group(1).split(",")[0]):  # period
             return text[:unit.start()]  # end)`: its unit is no word to say
@@ -1272,6 +1275,8 @@ _SAME_QUARTER = re.compile(
     r"\b(q[1-4])\s+((?:19|20)\d\d)\b.*?\b(the\s+same\s+(?:quarter|period)\s+(?:a\s+year\s+(?:earlier|ago|before)"
     r"|(?:of\s+)?(?:the\s+)?(?:prior|previous|last)\s+year))", re.IGNORECASE)
 """`Q3 2024 compared with the same quarter a year earlier`: that quarter of the year before."""
+_SIGN_ALTERNATIVE = re.compile(r"(?<=\w)\s*\((loss(?:es)?|deficit|benefit)\)", re.IGNORECASE)
+"""The opposite a figure's sign may show, in parentheses after the name (`Net income (loss)`)."""
 _LATER_LABEL = re.compile(r"^(?:thereafter|later years|after that)$")
 _AFTER_YEAR = re.compile(r"\b(?:after|beyond|later than)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 
