@@ -587,8 +587,7 @@ def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
     heading = _members_heading(g, [ln for ln in lines if any(n.id == group for n in ln.path[:-1])])
     if said <= heading <= set(label_tokens(g.qnorm)):  # `how many provinces and territories`
         return lines  # under `Province or territory`: every member, not those under `Territories`
-    over = {t for ln in lines for i, n in enumerate(ln.path[:-1]) if any(
-        m.id == group for m in ln.path[i + 1:-1]) for t in g.matched(n)}
+    over = {t for n in _above(lines, group) for t in g.matched(n)}
 
     def wider_total(ln: Line) -> bool:  # `Total payments`, named by the sum word and the section
         own = set(g.matched(ln.label)) - AGGREGATE_LABEL_WORDS if ln.label is not None else set()
@@ -603,6 +602,13 @@ def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
     return under if 2 <= len(under) < len(lines) else lines
 
 
+def _above(lines: list[Line], group: int) -> list[Node]:
+    """The labels over a group label on the lines under it (`Payments (debits)` over `Personal
+    travel`)."""
+    return [n for ln in lines for i, n in enumerate(ln.path[:-1])
+            if any(m.id == group for m in ln.path[i + 1:-1])]
+
+
 def _members_heading(g: Grounder, lines: list[Line]) -> set[str]:
     """The words of the headings over the lines' own labels (`Province or territory` over the
     provinces' column), which name what each of them is."""
@@ -614,11 +620,7 @@ def _members_heading(g: Grounder, lines: list[Line]) -> set[str]:
 def _under_named(g: Grounder, lines: list[Line], groups: dict[int, Node]) -> dict[int, Node]:
     """Of groups of one name, the one under the label the question names best (`personal travel
     payments`: under `Payments (debits)`, not `Receipts (credits)`); all when none is."""
-    def above(group: int) -> float:
-        return max((g.mention(n) for ln in lines for i, n in enumerate(ln.path[:-1])
-                    if any(m.id == group for m in ln.path[i + 1:-1])), default=0.0)
-
-    scores = {i: above(i) for i in groups}
+    scores = {i: max(map(g.mention, _above(lines, i)), default=0.0) for i in groups}
     top = max(scores.values())
     best = {i: groups[i] for i, s in scores.items() if s == top}
     return best if top > 0 and len(best) == 1 else groups
