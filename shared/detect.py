@@ -538,7 +538,40 @@ def locate(table: Table, question: str | None = None, cell: tuple[int, int] | No
         out.warnings.append(
             f"no range given: detected the table at {where}" + (f" ({'; '.join(detail)})" if detail else "")
         )
+    if question is not None and cell is None:
+        out.elsewhere = named_elsewhere(table, blocks, chosen, question)
+        if out.elsewhere:
+            out.warnings.append(f"the question also names {', '.join(repr(t) for t in out.elsewhere)}, shown "
+                                "only in another table on the sheet: an answer combining tables is not given")
     return out
+
+
+def named_elsewhere(table: Table, blocks: list[Block], chosen: Block, question: str) -> tuple[str, ...]:
+    """What the question names that only another block shows: a word of that block's own caption
+    no other caption holds (`Export` of `Table B. Export price indexes` beside `Table A. Import price
+    indexes`), or a label of two words or more said whole (`Total appropriations`), when the chosen
+    block's own caption and cells hold none of its words."""
+    asked = _words(question)
+    have = _words(block_text(table, replace(chosen, caption_rows=_own_caption(chosen))))  # not a sheet
+    # title over both (`U.S. Import and Export Price Indexes`)
+    said = normalise_text(question)
+    texts = {b: " ".join(_line_text(table, r, b.lines) for r in _own_caption(b)) for b in blocks}
+    captions = {b: _words(text) for b, text in texts.items()}
+    found: list[str] = []
+    for b in blocks:
+        if b is chosen or b.lines != chosen.lines:
+            continue
+        others = set().union(*(w for o, w in captions.items() if o is not b))
+        unique = {w for w in (captions[b] - others) & asked - have if w.isalpha() and len(w) > 2}
+        found += [w for w in _WORD.findall(texts[b]) if stem(normalise_text(w)) in unique]  # as written
+        for r in range(b.r0, b.r1 + 1):
+            for text in table.text[r][b.c0 : b.c1 + 1]:
+                words = _words(text)
+                label = normalise_text(text).strip()
+                if (len(words) >= 2 and not words & have and not is_number_text(text)
+                        and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said)):
+                    found.append(text.strip())
+    return tuple(dict.fromkeys(found))
 
 
 def _address(table: Table, b: Block) -> str:

@@ -60,6 +60,10 @@ class Table:
     hidden_cols: frozenset[int] = frozenset()
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    elsewhere: tuple[str, ...] = ()
+    """What the question names that only another table on the sheet shows (`detect.locate`: `Export`
+    in the caption of the table below, `Total appropriations` on another table's line): an answer
+    needing both tables is none this one gives."""
 
     def __post_init__(self) -> None:
         address = self.origin.address if self.origin else None

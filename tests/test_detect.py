@@ -607,3 +607,35 @@ def test_a_percentage_asked_counts_no_words_for_a_table_of_shares() -> None:
     assert locate(sheet, question).text[-1][1] == "2,284.0"
     question = "What share of tourism expenditure was retail in 2024, in percent?"
     assert locate(sheet, question).text[-1][1] == "13.3"
+
+
+PRICE_TABLES = Table(text=[
+    ["U.S. import and export price indexes", "", ""],
+    ["", "", ""],
+    ["Table A. Import price indexes", "", ""],
+    ["End use", "Nov.", "Dec."],
+    ["All commodities", "140.5", "140.8"],
+    ["Capital goods", "99.4", "99.2"],
+    ["Consumer goods", "107.9", "107.9"],
+    ["", "", ""],
+    ["Table B. Export price indexes", "", ""],
+    ["End use", "Nov.", "Dec."],
+    ["All commodities", "153.2", "153.9"],
+    ["Capital goods", "135.1", "135.2"],
+    ["Consumer goods", "124.8", "124.7"],
+])  # fmt: skip
+
+
+def test_what_only_another_table_shows_is_reported_and_caps_the_confidence() -> None:
+    """A question naming both stacked tables (`export … above … import`) reads one of them: the other
+    table's caption word is reported, and the answer is never confident."""
+    from celltrace.server.engine.api import answer_question
+
+    both = "In November, how far did the export capital goods index stand above the import capital goods one?"
+    table = locate(PRICE_TABLES, both)
+    assert table.elsewhere in (("Export",), ("Import",))
+    assert "another table" in table.warnings[-1]
+    result = answer_question(table, both, engine="offline")
+    assert result.confidence is not None and result.confidence <= 0.5 and result.status == "abstained"
+    one = locate(PRICE_TABLES, "What was the import capital goods index in November?")
+    assert one.elsewhere == () and one.text[2] == ["Capital goods", "99.4", "99.2"]

@@ -31,6 +31,11 @@ from celltrace.shared.graph import Node
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.schemas import EngineName, StepAction, confidence_text
 
+ELSEWHERE_CAP = 0.5
+"""The most confidence an answer gets when the question names what only another table on the sheet
+shows (`Table.elsewhere`: `the export capital goods index above the import capital goods index` over
+two stacked tables): read from one table, it is at best half of what is asked."""
+
 
 def node_arg(node: Node) -> list[Any]:
     """Unambiguous action argument: `[r0, c0, text]` of the node's anchor."""
@@ -61,6 +66,9 @@ def _solve(state: ReasoningState) -> Plan:
     plan = solve(state.question, state.graph, state.headers, retriever.lexical())
     if retriever.dense and plan.confidence < state.settings.offline_min_confidence:
         plan = solve(state.question, state.graph, state.headers, retriever)  # not decisive: embed
+    if state.table.elsewhere:  # what the question names is partly in another table on the sheet
+        plan.confidence = min(plan.confidence, ELSEWHERE_CAP)
+        plan.unsupported = plan.unsupported or "the question names lines of another table on the sheet"
     return plan
 
 
