@@ -153,3 +153,30 @@ def test_note_names_unit_confidence_and_engine() -> None:
     lines = note.text.splitlines()
     assert "A: 1,234 ($ millions)" in lines and "Engine: offline · confidence 0.82" in lines
     assert "Engine: llm" in note_text("q", "a", "llm").splitlines()
+
+
+def test_years_a_question_says_count_for_its_sheet(monkeypatch, capsys, tmp_path) -> None:
+    """Years are words a question says (headers stored as numbers too): a sheet of weights sharing
+    `percent` and `total` with the question is no better than the indexes over 2019 to 2024."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Annual average"
+    ws.append(["Consumer Price Index, annual average (2002=100)"])
+    ws.append([])
+    ws.append(["Geography", 2019, 2020, 2024])
+    ws.append(["Canada", 136.0, 137.0, 160.9])
+    ws.append(["Quebec", 133.4, 134.4, 157.4])
+    weights = wb.create_sheet("Basket weights")
+    weights.append(["Units: percent of total household expenditure"])
+    weights.append([])
+    weights.append(["Geography", "Food", "Shelter"])
+    weights.append(["Canada", 16.13, 29.44])
+    weights.append(["Quebec", 17.44, 27.58])
+    book = str(tmp_path / "cpi.xlsx")
+    wb.save(book)
+    code, out, err = run_main(monkeypatch, capsys, "ask", book, "By what percentage did Quebec's CPI rise in "
+                              "total from 2019 to 2024?", "--engine", "offline", "--json")
+    assert code == 0 and "hint" not in err, err
+    assert json.loads(out)["evidence"][0]["sheet"] == "Annual average"

@@ -41,14 +41,21 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 
 
 def _words(texts: list[str]) -> set[str]:
-    """Stemmed words of `texts`, a month as its first three letters (`Dec` = `December`)."""
+    """Stemmed words of `texts`, a month as its first three letters (`Dec` = `December`); of numbers,
+    only years (`2019`)."""
     from celltrace.server.infra.retrieval import tokens
 
     def word(t: str) -> str:
         month = next((m for m in _MONTHS if len(t) >= 3 and m.startswith(t)), None)
         return month[:3] if month else t
 
-    return {word(t) for text in texts for t in tokens(text) if not t.isdigit()}
+    return {word(t) for text in texts for t in tokens(text)
+            if not t.isdigit() or (len(t) == 4 and YEARS[0] <= int(t) <= YEARS[1])}
+
+
+YEARS = (1900, 2100)
+"""Whole numbers read as years (`2019`, also stored as a number in a header cell): words a question
+says, unlike other figures."""
 
 
 def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
@@ -70,7 +77,8 @@ def better_sheet(workbook: Path, table: Table, question: str) -> str | None:
             texts: list[str] = []
             figures = 0
             for row in ws.iter_rows(values_only=True):
-                texts += [v for v in row if isinstance(v, str)]
+                texts += [v if isinstance(v, str) else str(v) for v in row if isinstance(v, str) or (
+                    isinstance(v, int) and not isinstance(v, bool) and YEARS[0] <= v <= YEARS[1])]
                 figures += sum((isinstance(v, (int, float)) and not isinstance(v, bool)) or (
                     isinstance(v, str) and is_number_text(v)) for v in row)
                 if len(texts) > SCAN_CELLS:
