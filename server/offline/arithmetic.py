@@ -53,13 +53,14 @@ from celltrace.server.offline.ranking import (
     WHOLE_TOLERANCE,
     ground_option,
     names_members,
+    said_by_acronym,
     said_whole,
     under_named_group,
 )
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
 from celltrace.shared.numbers import is_year_text
-from celltrace.shared.units import CURRENCIES, RELATIVE_WORDS, parse_unit, without_exemptions
+from celltrace.shared.units import CURRENCIES, RELATIVE_KINDS, RELATIVE_WORDS, parse_unit, without_exemptions
 
 
 # ---- multi-cell arithmetic -----------------------------------------------------------------------
@@ -74,6 +75,8 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     best: dict[str, tuple[Node, Line]] = {}
     heads = _unique_heads(lines)
     worded = intervals.worded(g.q)
+    title = set(label_tokens(g.graph.table.title or ""))  # an acronym of the title's measure (`GWP` over
+    # `Gross written premiums by line of business`) names what is summed, not an operand
     alone = Counter(ln.parent_ids for ln in lines)  # a line's own unit no sibling differs by
     for ln in lines:  # under a period (`thousands` under `September 2024`, not `$000s` beside `$/oz`,
         # nor `millions of dollars` over five years beside `percentage change`) names nothing
@@ -81,30 +84,33 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
             parse_unit(n.text) is not None and alone[ln.parent_ids] == 1 and len(ln.path) > 1
             and is_period_label(ln.path[-2].text) and len(n.cols if ln.axis == "col" else n.rows) == 1))),
                    ln.label)
-        if lab is None or (g.mention(lab) < 0.99 and not (
+        if lab is None or (g.mention(lab) < 0.99 and not (said_by_acronym(g, lab) and not set(
+                label_tokens(lab.text)) <= title) and not (
                 lab.id in heads and phrase_spans(g.qnorm, heads[lab.id])) and not (
                 (iv := intervals.interval(lab.text)) is not None and iv in worded)):  # `15 to 24`
             continue  # names the class `15 to 24 years`
         dated = _dated_quarter(ln)  # `Q4` under `2024` is Q4 2024: named only with that year
         if dated is not None and g.q_year_quarters and dated not in g.q_year_quarters:
             continue
-        period = next((n.text for n in reversed(ln.path[:-1]) if period_end(n.text, spans=True) is not None
-                       and g.mention(n) >= 0.99), "")  # `Battery storage` under `2022` and `2023`
-        key = f"{normalise_text(g.head(lab.text))} {normalise_text(period)}".strip()  # without its unit:
-        # `passengers (thousands)` is
+        period = next((n for n in reversed(ln.path[:-1]) if period_end(n.text, spans=True) is not None
+                       and g.mention(n) >= 0.99), None)  # `Battery storage` under `2022` and `2023`
+        key = f"{normalise_text(g.head(lab.text))} {normalise_text(period.text if period else '')}".strip()
+        # without its unit: `passengers (thousands)` is
         if key not in best or g.line_score(ln) > g.line_score(best[key][1]):  # said inside `revenue
-            best[key] = (lab, ln)  # passenger miles`
+            best[key] = (lab, ln, period)  # passenger miles`
     periods = [k for k in best if label_year(k) is None]
-    dated = {normalise_text(g.head(lab.text)) for k, (lab, _) in best.items()
+    dated = {normalise_text(g.head(lab.text)) for k, (lab, _, _) in best.items()
              if k != normalise_text(g.head(lab.text))}  # `Men` under the year said, not under another
-    out = sorted(((question_position(g, lab), ln, k) for k, (lab, ln) in best.items()
-                  if not _within_a_period(k, periods) and k not in dated), key=lambda x: x[0])
+    out = sorted(((question_position(g, lab), ln, k, -1 if period is None else question_position(g, period))
+                  for k, (lab, ln, period) in best.items()
+                  if not _within_a_period(k, periods) and k not in dated), key=lambda x: (x[0], x[3]))
+    # (one label under two periods, `2022 > Cases` and `2021 > Cases`: in the order said)
     # drop labels the question says only inside a longer mentioned label: one holding their text, or
     # all their words when the question quotes it ("revenue" inside "cargo revenue", "net income"
     # inside "net interest income"; not in "percentage of revenue was cost of revenue")
-    keys = [k for _, _, k in out]
+    keys = [k for _, _, k, _ in out]
     held = {k: set(label_tokens(k)) for k in keys}
-    return [(pos, ln) for pos, ln, k in out if not compose.said_only_inside(g.qnorm, k, [
+    return [(pos, ln) for pos, ln, k, _ in out if not compose.said_only_inside(g.qnorm, k, [
         o for o in keys if k != o and (re.search(rf"(?<!\w){re.escape(k)}(?!\w)", o)  # `men` is not
                                        or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]  # in `women`
 
@@ -123,8 +129,9 @@ def _amount_unit(text: str) -> bool:
     return parse_unit(text) not in (None, "number", "percent")
 
 
-_QUALIFIED = re.compile(r"^([^,(]+?)(?:\s*,\s*|\s+for\s+|\s*\()")
-"""A label's head before its qualifier (`Wheat, all`, `Corn for grain`, `Ontario (ON)`)."""
+_QUALIFIED = re.compile(r"^([^,(]+?)(?:\s*,\s*|\s+for\s+|\s*\(|\s+of\s+|\s+(?:paid|received|declared)$)")
+"""A label's head before its qualifier (`Wheat, all`, `Corn for grain`, `Ontario (ON)`, `Repurchases
+of common stock`, `Dividends paid`)."""
 
 
 def _unique_heads(lines: list[Line]) -> dict[int, str]:
@@ -133,7 +140,8 @@ def _unique_heads(lines: list[Line]) -> dict[int, str]:
     heads: dict[int, str] = {}
     for ln in lines:
         m = _QUALIFIED.match(normalise_text(ln.label.text)) if ln.label is not None else None
-        if m and ln.label is not None and not is_aggregate(ln) and label_tokens(m.group(1)):
+        if m and ln.label is not None and not is_aggregate(ln) and label_tokens(m.group(1)) and not (
+                m.group(0).endswith(" of ") and ops.is_measure_label(m.group(1))):  # no `Number of …`
             heads[ln.label.id] = m.group(1).strip()
     said = [set(label_tokens(ln.label.text)) for ln in lines if ln.label is not None]
     return {nid: head for nid, head in heads.items()
@@ -212,8 +220,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         kept = [m for m in mentioned if not gives_change(m[1])]  # the change computed is no operand
         if op in ("diff", "growth", "cagr") and len(kept) >= 2:  # (`Change` named by `change from …`)
             mentioned = kept
+        outer = _outer_total(g, lines, mentioned[0][1]) if op == "percent_of" and len(mentioned) == 1 else []
         if op == "percent_of" and len(mentioned) == 1:
-            mentioned += [(len(g.q), ln) for ln in _whole_beside(g, lines, mentioned[0][1])]
+            mentioned += [(len(g.q), ln) for ln in (_whole_beside(g, lines, mentioned[0][1]) or outer)]
         if len(mentioned) < 2:
             continue
         chosen = [ln for _, ln in mentioned]
@@ -235,6 +244,10 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                     dates[0] is not None and dates[1] is not None and dates[0] != dates[1]):
                 # `change during 2024` between `At 1 January 2024` and `At 31 December 2024`: the
                 chosen = chosen[::-1] if dates[0] < dates[1] else chosen  # later less the earlier
+            if op == "diff":  # `(revised minus adopted)` says the order outright
+                chosen = _minus_order(g, chosen)
+            if op == "ratio":  # `appropriation per budgeted FTE position`: the one after `per` divides
+                chosen = _per_order(g, chosen)
             if op == "cagr":  # from the earlier year to the later, however the question orders them
                 chosen = sorted(chosen, key=lambda ln: line_year(ln) or "", reverse=True)
             if op == "percent_of":
@@ -249,8 +262,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
                     chosen = [ln for ln in chosen if ln is not inside[0]] + inside  # Canada … were in Quebec`
                 elif not any(is_aggregate(ln) for ln in chosen):
                     continue  # "what percent of X were Y" without a total is usually a lookup
-                elif is_aggregate(chosen[0]):
-                    chosen = chosen[::-1]
+                elif is_aggregate(chosen[0]) and chosen[1:] != outer:  # (a group's subtotal is a part of
+                    chosen = chosen[::-1]  # the outer total)
         elif op == "sum" and not (joined(g) or _total_over_span(g.q, chosen)):
             continue
         elif op == "sum":  # a line labelled `Total` alone is no part of a sum: `total` asked the sum
@@ -294,10 +307,12 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         spans = [(fixed, axis, within) for fixed, axis, members in sides
                  if (within := _parts_of_year(g, members))]
         periodic = [side for side in sides if every and _periods(side[2])]
+        by_group = False
         if len(named) == 1:  # `per department`: over the rows the noun names, whatever the best line
             fixed, axis, members = named[0]
         elif len(grouped) == 1:  # `the Prairie provinces altogether`: the rows under that label
             fixed, axis, members = grouped[0]
+            by_group = True
         elif len(spans) == 1:  # `over the four quarters of 2023`: the quarters under `2023`
             fixed, axis, members = spans[0]
         elif len(periodic) == 1:  # `over the four quarters shown`: the side of periods
@@ -306,8 +321,9 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             fixed, axis, members = best_row, "col", g.cols
         else:
             fixed, axis, members = best_col, "row", g.rows
-        # `the allocation funds combined`: the lines under `Allocation`
-        members = under_named_group(g, [ln for ln in members if not is_aggregate(ln)])
+        # `the allocation funds combined`: the lines under `Allocation`; a line over others is their
+        # whole (`Province` over its indented regions)
+        members = under_named_group(g, _without_parents([ln for ln in members if not is_aggregate(ln)]))
         # `over the four quarters shown`: the periods beside the best line (`Number of Sales`)
         best = best_col if axis == "col" else best_row
         members = _beside_best(members, best, every.group(1) if every else None, op)
@@ -315,14 +331,60 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         count = every.group(1) if every else None
         counted = count is not None and count != "all" and int(CARDINALS.get(count, count)) == len(members)
         if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or counted or (
-                op == "average" and _per_member(g, axis, members))):  # `across the four weekends`:
-            return None  # as many periods as said, whatever their labels (`Oct 6–8`)
+                op == "average" and (by_group or _per_member(g, axis, members)))):
+            return None  # `across the four weekends`: as many periods as said, whatever their labels
         if op == "sum" and not _additive(g, axis, members, fixed, titled=not every):
             return None
         if count and count != "all" and not counted:
             return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
+
+
+def _without_parents(lines: list[Line]) -> list[Line]:
+    """The lines but those whose label heads others of them (`Province` over `Northern`, `Central`, …):
+    a whole is no member beside its parts."""
+    heads = {n.id for ln in lines for n in ln.path[:-1]}
+    return [ln for ln in lines if ln.label is None or ln.label.id not in heads] or lines
+
+
+def asks_minus(g: Grounder) -> bool:
+    """`A minus B`, `(A less B)`: a difference asked outright, unless the words quote a label of the
+    table (`the unadjusted core index (all items less food and energy)`)."""
+    m = ops.MINUS.search(g.qnorm)
+    if m is None:
+        return False
+    said = m.group(0)
+    labels = {normalise_text(n.text).strip() for ln in g.rows + g.cols for n in ln.path}
+    return not any(re.search(r"\b(?:less|minus)\b", t) and t in said for t in labels)
+
+
+def _per_order(g: Grounder, chosen: list[Line]) -> list[Line]:
+    """Two operands of a rate with the one named after `per` last (`the recommended appropriation per
+    budgeted FTE position`: `Budgeted Positions (FTE)` divides), wherever else the question says them."""
+    m = re.search(r"\bper\s+(?!cent\b|capita\b|\d)([^,;?]+)", g.qnorm)
+    if m is None or len(chosen) != 2:
+        return chosen
+    after = set(label_tokens(m.group(1)))
+    words = [{t for n in ln.path for t in label_tokens(n.text)} for ln in chosen]
+    named = [bool((mine - other) & after) for mine, other in (words, words[::-1])]
+    return chosen[::-1] if named == [True, False] else chosen
+
+
+def _minus_order(g: Grounder, chosen: list[Line]) -> list[Line]:
+    """Two operands in the order a `minus` between them says (`… revision … relative to the adopted
+    budget (revised minus adopted)`: `Revised` first, wherever else the question says them)."""
+    m = re.search(r"([^(),;?]*)\bminus\b([^(),;?]*)", g.qnorm)
+    if m is None or len(chosen) != 2:
+        return chosen
+    before, after = (set(label_tokens(side)) for side in m.groups())
+
+    def side(ln: Line) -> int:
+        own = set(label_tokens(ln.label.text)) if ln.label is not None else set()
+        return 0 if own & before and not own & after else 1 if own & after and not own & before else -1
+
+    sides = [side(ln) for ln in chosen]
+    return chosen[::-1] if sides == [1, 0] else chosen
 
 
 def _whole_beside(g: Grounder, lines: list[Line], part: Line) -> list[Line]:
@@ -336,6 +398,21 @@ def _whole_beside(g: Grounder, lines: list[Line], part: Line) -> list[Line]:
              and ln.label is not None and not is_period_label(ln.label.text)  # (a period is no whole)
              and (words := set(label_tokens(ln.label.text))) and words <= clause]
     return found if len(found) == 1 else []
+
+
+def _outer_total(g: Grounder, lines: list[Line], part: Line) -> list[Line]:
+    """The one outermost total line of the part's axis when the question takes a share of the total
+    and the part is a group's subtotal (`what share of total budgeted FY2024 spending goes to
+    education`: `Education > Subtotal` of `Total expenditures`)."""
+    if not _SHARE_OF_TOTAL.search(g.qnorm) or not (is_aggregate(part) and len(part.path) > 1):
+        return []
+    found = [ln for ln in lines if ln is not part and len(ln.path) == 1 and is_aggregate(ln)]
+    return found if len(found) == 1 else []
+
+
+_SHARE_OF_TOTAL = re.compile(
+    r"\b(?:percent(?:age)?|share|proportion|fraction)\s+of\s+(?:the\s+)?(?:total|all|overall)\b")
+"""A share taken of the total (`what share of total … spending`, `percentage of all employees`)."""
 
 
 def _said_of_whole(g: Grounder, chosen: list[Line]) -> list[Line]:
@@ -353,8 +430,9 @@ def named_group_in(g: Grounder, lines: list[Line]) -> bool:
     """A group label the question names holds two or more of these lines' members
     (`under_named_group`): a heading of members (`Prairie provinces`, `Renewable` over its sources).
     Not a period (`2022–23` over its quarters: the year's own total is read), a line of its own
-    (`Household final consumption expenditure` over its goods and services is the line asked), a
-    group showing its own total (`Ajax` over its seasons and their `Total`), nor one over measures
+    (`Household final consumption expenditure` over its goods and services is the line asked, unless
+    its parts are: `_PARTS_ASKED`), a group showing its own total (`Ajax` over its seasons and their
+    `Total`), nor one over measures
     (`League > Apps | Goals`, the same labels again under `Cup`; `Exports > Value | Share of total
     (%)`); and none when the question names a total line whole (`Total program expenses`)."""
     grouped = under_named_group(g, lines)
@@ -363,10 +441,15 @@ def named_group_in(g: Grounder, lines: list[Line]) -> bool:
     if len(under) < len(grouped) or labels_recur(grouped, lines) or any(
             ln.label is None or ops.is_measure_label(ln.label.text) or percentages([ln], []) for ln in under):
         return False
-    own = {ln.label.id for ln in lines if ln.label is not None}
+    own = {ln.label.id for ln in lines if ln.label is not None} if not _PARTS_ASKED.search(g.qnorm) else set()
     return 2 <= len(under) < len(members) and not any(
         (is_period_label(n.text) and g.mention(n) > 0) or (n.id in own and said_whole(g, n))
         for n in under[0].path[:-1])
+
+
+_PARTS_ASKED = re.compile(r"\bsub-?[a-z]{4,}|\b(?:listed|shown)\s+(?:under|below)\b|\bcomponents\s+of\b")
+"""The parts under a group line are asked, not the line (`the shelter sub-components`, `the items
+listed under Shelter`)."""
 
 
 def _is_period(line: Line) -> bool:
@@ -539,8 +622,9 @@ def _over_the_previous_year(g: Grounder, op: ops.Op) -> Plan | None:
 
 def _undated_parents(line: Line) -> tuple[int, ...]:
     """The line's parent labels other than periods: a quarter's measure (`Vacancy rate > Q4 2023` is
-    compared with `Vacancy rate > Q4 2022`, not `Asking rent > Q4 2022`), none for `2023 > Q4`."""
-    return tuple(n.id for n in line.path[:-1] if not is_period_label(n.text))
+    compared with `Vacancy rate > Q4 2022`, not `Asking rent > Q4 2022`), none for `2023 > Q4` or
+    `September 28, 2024 > Amount`."""
+    return tuple(n.id for n in line.path[:-1] if not is_period_label(n.text) and label_year(n.text) is None)
 
 
 def _dated(line: Line) -> tuple[str | None, str | None]:
@@ -574,6 +658,13 @@ def _gives_asked_change(g: Grounder) -> bool:
             if not (absolute and percentages([ln], [c for c in cells if g.h.is_data(c)])):
                 return True
     return False
+
+
+def points_of_a_percent_change(g: Grounder) -> bool:
+    """Points asked (`by how many index points did … rise`) where the best cell's change line is a
+    percent change: the points are computed between the levels, not read as a percentage."""
+    ranked = ranked_cells(g)
+    return bool(ranked) and any(gives_change(ln) and g.points_of_percent(ln) for ln in ranked[0][1:])
 
 
 _AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b")
@@ -790,6 +881,8 @@ def _additive(g: Grounder, axis: str, members: list[Line], fixed: Line, titled: 
     # rate`) says nothing of amounts of money or counts (`(number)`), nor one a line of the table
     # shows (`Note 14. Earnings Per Share` over share counts and its `Earnings per share:` lines)
     shown = {w for ln in g.rows + g.cols for n in ln.path for w in ops.words(n.text)}
+    shown |= {w for kind in RELATIVE_KINDS if not shown.isdisjoint(kind) for w in kind}  # `incidence
+    # rates` over a `Cases | Rate` header: the title describes the `Rate` line, not the cases
     texts = [n.text for ln in [fixed, *members] for n in ln.path]
     named = {w for text in texts for w in ops.words(text)} | (set(ops.words(title)) - shown)
     if periods and "share" in named:
@@ -873,10 +966,10 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
             axis, (first, second), fixed = grounded
             grounded = (axis, [second, first], fixed)
     elif op in ("diff", "growth", "cagr") and (_from_to(g.q) or _compared_change(g.q)) and not (
-            best_cell_names(g, ops.DIFF_PHRASES)):
+            best_cell_names(g, ops.DIFF_PHRASES) and not points_of_a_percent_change(g)):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
-    elif op == "diff" and (_DIFFERENCE_BETWEEN.search(g.qnorm) or ops.MINUS.search(g.qnorm)) and not (
+    elif op == "diff" and (_DIFFERENCE_BETWEEN.search(g.qnorm) or asks_minus(g)) and not (
             best_cell_names(g, ops.DIFF_PHRASES)):  # groups named at an outer level (`Texas > Estimate`),
         grounded = compose.operand_pair(g)  # `receipts minus payments`
     elif op == "sum" and _COMBINED.search(g.qnorm) and " and " in g.qnorm:
@@ -1131,8 +1224,13 @@ def label_range(g: Grounder, lines: list[Line]) -> list[Line]:
                 said[text] = ln
     for a, first in said.items():
         for b, last in said.items():
-            ends = rf"(?<![\w-]){re.escape(a)}\s*(?:{_RANGE_WORD.pattern})\s*{re.escape(b)}(?![\w-])"
-            if first.index != last.index and _sections(first) == _sections(last) and re.search(ends, g.qnorm):
+            ends = (rf"(?<![\w-]){re.escape(a)}\s*(?:{_RANGE_WORD.pattern})\s*(?:(?P<noun>[a-z]+)\s+)?"
+                    rf"{re.escape(b)}(?![\w-])")  # `week 48 through week 51`: the noun said again
+            m = re.search(ends, g.qnorm)
+            if m is not None and m.group("noun") and not re.search(
+                    rf"\b{m.group('noun')}\s+{re.escape(a)}(?![\w-])", g.qnorm):
+                m = None
+            if first.index != last.index and _sections(first) == _sections(last) and m is not None:
                 lo, hi = sorted((first.index, last.index))
                 members = [ln for ln in lines if lo <= ln.index <= hi and _sections(ln) == _sections(first)
                            and ln.label is not None and not is_aggregate(ln)]

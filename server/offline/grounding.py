@@ -127,7 +127,8 @@ also taken off a count beside the money (`Shares Repurchased` beside `Amount Rep
 _MONEY_SAID = re.compile(r"\b(?:cost|dollars?)\b|\$")
 """Money named outright; with money spent (`operations.SPENT`), money asked in so many words."""
 _MONEY_LABEL = re.compile(r"^(?:[$€£]\s*(?:m|mn|k|b|bn|000s?|'000|thousands?|millions?|billions?)?"
-                          r"|(?:[a-z]+\s+)?(?:amount|dollars?)(?:\s+(?:of\s+)?[a-z]+)?|value)(?:\s*\([^)]*\))?$")
+                          r"|(?:[a-z]+\s+)?(?:amount|dollars?)(?:\s+[a-z]+){0,3}|value)(?:\s*\([^)]*\))?$")
+"""A money line's label (`$M`, `Amount`, `Amount paid for repurchases`, `Dollars`, `Value`)."""
 _COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b|\bquantity\b|\bunits\b")
 _COUNT_LABEL = re.compile(r"^(?:qty|quantity|units?|number|no\.?|#|count|shares)(?:\s+(?:of\s+)?[a-z]+)?"
                           r"(?:\s*\([^)]*\))?$")
@@ -914,8 +915,9 @@ class Grounder:
             years = {y for y in map(line_year, lines) if y is not None}
             if not {first, last} <= years:
                 continue
-            if any((gives_change(ln) and not self.other_span(ln))
-                   or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path) for ln in lines):
+            if any(((gives_change(ln) and not self.other_span(ln))
+                    or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path))
+                   and not self.points_of_percent(ln) for ln in lines):
                 return False
             if int(last) - int(first) == 1 and any(gives_change(ln) and not _span_years(
                     " ".join(n.text for n in ln.path)) for ln in across):
@@ -949,6 +951,13 @@ class Grounder:
         if not lines or len(sections) != 1 or _own_total_follows(self, lines):
             return None
         return values, lines
+
+    def points_of_percent(self, line: Line) -> bool:
+        """Points asked (`by how many index points`) of a line giving a change in percent: the points
+        are computed between the levels (`percentage points` may be said of the percent change)."""
+        words = {t for n in line.path for t in label_tokens(n.text)}
+        return bool(_LEVEL_POINTS.search(self.qnorm)) and "point" not in words and (
+            "percent" in words or any("%" in n.text for n in line.path))
 
     def other_span(self, line: Line) -> bool:
         """A change line whose labels name years other than the question's (`% change 2022 to 2023`
@@ -1139,6 +1148,10 @@ def gives_change(line: Line) -> bool:
     return bool(_CHANGE_STEMS & _path_tokens(line))
 
 
+_LEVEL_POINTS = re.compile(r"(?<!percentage )(?<!percent )\bpoints?\b")
+"""Points of a level (`index points`, `points`), not `percentage points`."""
+
+
 def names_a_size(lines: list[Line]) -> bool:
     """A label of the lines names a size that statements show negative (`[magnitudes]` of the
     vocabulary file: a loss, cash used) and none its opposite (`income`, `gain`)."""
@@ -1159,10 +1172,10 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
 EVERY_PERIOD = re.compile(
     r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
     rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:[a-z]+\s+)??"
-    r"(?:years|periods|quarters|months|weeks|weekends|days|seasons|semesters|terms)\b")
+    r"(?:years|periods|quarters|months|weeks|weekends|days|seasons|semesters|terms)\b(?!\s+end(?:ed|ing)\b)")
 """`over the three years`, `across all years`, `in the last four quarters`: every period the table
 shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
-(`Average receivables`)."""
+(`Average receivables`). Not a period's name (`for the nine months ended October 29, 2023`)."""
 
 
 _SHORT_SPAN = re.compile(r"\b((?:19|20)\d\d)\s*[-–/]\s*(\d\d)\b(?!\d)")
@@ -1210,13 +1223,14 @@ def price_base(text: str) -> bool:
 
 def line_year(line: Line) -> str | None:
     """The year a line's own label names (`label_year`); for a label that only gives a unit (`2019 >
-    number`, `2019 > %`, `2019 > 2022 constant dollars`: a price base's year is no period) or a
-    total (`2022 > Total`), the year of the nearest label above it."""
+    number`, `2019 > %`, `2019 > 2022 constant dollars`: a price base's year is no period, `Sep 28,
+    2024 > Amount`) or a total (`2022 > Total`), the year of the nearest label above it."""
     if line.label is None:
         return None
     year = label_year(line.label.text)
-    if year is not None or (parse_unit(line.label.text) is None and not price_base(line.label.text)
-                            and not is_aggregate_label(line.label)):  # `2022 > Total`: the year's
+    own = line.label.text
+    if year is not None or (parse_unit(own) is None and not price_base(own) and not is_aggregate_label(
+            line.label) and not _MONEY_LABEL.match(normalise_text(own))):  # `2022 > Total`: the year's
         return year
     return next((y for n in reversed(line.path[:-1]) if (y := label_year(n.text)) is not None), None)
 

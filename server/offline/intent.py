@@ -23,6 +23,7 @@ from celltrace.server.offline import compose
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.arithmetic import (
     asks_absolute_change,
+    asks_minus,
     asks_total_over_span,
     averages_members,
     best_cell_names,
@@ -32,6 +33,7 @@ from celltrace.server.offline.arithmetic import (
     names_label_range,
     names_span_ends,
     percentages,
+    points_of_a_percent_change,
     said_span,
     solve_classes,
     solve_multi,
@@ -51,7 +53,7 @@ from celltrace.server.offline.grounding import (
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import label_tokens, names_precision
-from celltrace.server.offline.lines import SHARE_BASE, Line, value_cell
+from celltrace.server.offline.lines import SHARE_BASE, Line, is_aggregate, value_cell
 from celltrace.server.offline.lookup import solve_lookup, solve_respectively
 from celltrace.server.offline.measures import asked_measure, said, solve_measure
 from celltrace.server.offline.ranking import (
@@ -62,7 +64,9 @@ from celltrace.server.offline.ranking import (
     solve_pair,
     solve_ranked_change,
     solve_section_count,
+    under_named_group,
 )
+from celltrace.server.offline.stated import solve_gap
 from celltrace.shared.graph import Node, normalise_text, words
 from celltrace.shared.units import MEASURES, SCALES, label_unit
 
@@ -75,7 +79,7 @@ def candidates(g: Grounder) -> list[Plan]:
         return [Plan([], [], [], "none", 0.0, "no data region found")]
     measure = solve_measure(g)  # a derived measure the question names (`current ratio`, `most over
     # budget`) is its operation, the first candidate
-    found: list[Plan | None] = [measure, solve_complement(g), solve_classes(g), solve_count(g),
+    found: list[Plan | None] = [measure, solve_complement(g), solve_gap(g), solve_classes(g), solve_count(g),
                                 solve_section_count(g)]
     if ops.asks_union(question):
         found.append(solve_union(g))
@@ -102,13 +106,16 @@ def candidates(g: Grounder) -> list[Plan]:
 
     def averaged_named() -> bool:
         """Members or a span of periods named as what is averaged (`… across the equity funds`, `over
-        2019/20 through 2021/22`), whatever labels hold `average`."""
-        return averages_members(g) or names_span_ends(g)
+        2019/20 through 2021/22`), or a named group's with an average word of the question's own
+        (`the mean … average price across the English cities`), whatever labels hold `average`."""
+        return averages_members(g) or names_span_ends(g) or (free(stems(tuple(ops.AVERAGE_WORDS))) and (
+            named_group_in(g, g.rows) or named_group_in(g, g.cols)))
 
     unmet: set[str] = set()
     lookup_is_percent = _lookup_is_percent(g) and not g.spans_years
     relative = _relative_for_amount(g)
-    computed_change = relative and (not _change_line_names_span(g) or ops.asks_money(g.q))
+    computed_change = relative and (not _change_line_names_span(g) or ops.asks_money(g.q)
+                                    or points_of_a_percent_change(g))
     names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not relative
     for op, test in (
         ("cagr", ops.asks_compound),
@@ -119,20 +126,22 @@ def candidates(g: Grounder) -> list[Plan]:
         ("ratio", lambda q: ((ops.has_phrase(q, ops.RATIO_PHRASES) and free(stems(ops.RATIO_PHRASES)))
                              or _per_unlabelled(g)) and not ops.POINTS.search(g.qnorm)),  # points: a
         # difference (`by how many percentage points did Israel's GERD-to-GDP ratio exceed …`)
-        ("diff", lambda q: (not names_change or ops.MINUS.search(g.qnorm)) and (  # `A minus B` is
+        ("diff", lambda q: (not names_change or asks_minus(g)) and (  # `A minus B` is
             # asked whatever a label says (`Change in plan assets > Actual return` minus `Interest cost`)
             (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
-            or ops.MINUS.search(g.qnorm)
+            or asks_minus(g)
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (
             (g.spans_years or EVERY_PERIOD.search(g.qnorm) or averaged_named())
             and ops.has_phrase(q, tuple(ops.AVERAGE_WORDS))))
          and not (labels_hold(g, ops.AVERAGE_WORDS) and not EVERY_PERIOD.search(g.qnorm)
                   and not (g.spans_years and said_span(q)) and not averaged_named())  # `… over 2021–2023`
-         and not names_change and not ops.asks_extreme_value(q)),  # `the cheapest average price`
+         and not (names_change and not named_group_in(g, g.rows) and not named_group_in(g, g.cols))
+         and not ops.asks_extreme_value(q)),  # `the cheapest average price`; a change averaged over
+        # the members of a group named (`the average 12-month change across the shelter sub-components`)
         ("sum", lambda q: free(stems(tuple(ops.SUM_WORDS))) or joined(g) or asks_total_over_span(q)
          or _names_a_category(g) or bool(_ADD_UP.search(g.qnorm)) or names_label_range(g)
-         or _counted_over_every_period(g) or _total_of_named_group(g)),
+         or _counted_over_every_period(g) or _total_of_named_group(g) or _heading_asked(g)),
     ):
         if test(question):
             found.append(solve_multi(g, op))  # type: ignore[arg-type]
@@ -173,15 +182,24 @@ _NEGATION = re.compile(_NEGATED)
 def _negates_a_label(g: Grounder, plan: Plan) -> bool:
     """The question negates a label the plan reads (`how many women were not in the labour force`
     read at `Labour force`), a label saying no negation itself: the figure asked is that line's
-    complement, which no cell read gives."""
-    if not _NEGATION.search(g.qnorm):
+    complement, which no cell read gives; or sets the label's line aside (`operating income …
+    before corporate and unallocated costs` read at `Corporate and unallocated costs`)."""
+    if not _NEGATION.search(g.qnorm) and not _SET_ASIDE.search(g.qnorm):
         return False
     for i in plan.header_nodes:
         text = normalise_text(g.graph.node(i).text).strip()
-        if text and label_tokens(text) and "not" not in label_tokens(text) and re.search(
-                _NEGATED + re.escape(text) + r"\b", g.qnorm):
+        if not text or not label_tokens(text):
+            continue
+        if "not" not in label_tokens(text) and re.search(_NEGATED + re.escape(text) + r"\b", g.qnorm):
+            return True
+        if not _SET_ASIDE.search(text) and re.search(_SET_ASIDE.pattern + re.escape(text) + r"\b", g.qnorm):
             return True
     return False
+
+
+_SET_ASIDE = re.compile(r"\b(?:before|excluding|except(?:\s+for)?|other\s+than|net\s+of)\s+(?:the\s+)?")
+"""Words setting a line aside (`before corporate and unallocated costs`, `net of program revenue`):
+a plan reading that line reads what the question leaves out."""
 
 
 UNMET = {"cagr": "change", "growth": "change", "diff": "change", "percent_of": "share", "ratio": "ratio",
@@ -208,6 +226,26 @@ def _total_of_named_group(g: Grounder) -> bool:
     sources` is every source's)."""
     return not ops.SUM_WORDS.isdisjoint(ops.words(g.q)) and (
         named_group_in(g, g.rows) or named_group_in(g, g.cols))
+
+
+def _heading_asked(g: Grounder) -> bool:
+    """`How many deaths from external causes`: a group of rows the question names whose heading shows
+    no figure of its own (`External causes` over `Accidents` and `Intentional self-harm`) is asked as
+    its members' sum, when an amount is asked and the question names none of them even in part
+    (`funding from the companies' own sources` names `Paid for by the company` under `Source of
+    funds`), they are no percentages (a share is read, not added up) and no total line says the
+    heading's words (`Stoke City total` beside `Stoke City`'s seasons)."""
+    lines = g.rows  # (groups of columns are mostly measures or periods: `Receiving > Yds | Avg`)
+    if not ops.QUANTITY.search(g.qnorm) or "percent" in g.qtoks or not named_group_in(g, lines):
+        return False
+    under = under_named_group(g, lines)
+    heads = set.intersection(*({n.id for n in ln.path[:-1]} for ln in under))
+    words = {t for ln in under for n in ln.path[:-1] if n.id in heads for t in label_tokens(n.text)}
+    own = {ln.label.id for ln in lines if ln.label is not None}
+    totals = [ln for ln in lines if is_aggregate(ln) and ln.label is not None
+              and words <= set(label_tokens(ln.label.text))]
+    named = any(ln.label is not None and g.mention(ln.label) > 0 for ln in under)
+    return bool(heads) and not heads & own and not named and not totals and not percentages(under, [])
 
 
 def _per_unlabelled(g: Grounder) -> bool:
@@ -304,6 +342,8 @@ def _lookup_is_percent(g: Grounder) -> bool:
     if not ASKS_CHANGE.search(g.qnorm) and any(gives_change(ln) or _CHG.search(normalise_text(ln.label.text))
                                                for ln in best[:2] if ln.label is not None):
         return False  # `% chg 2024/2023` is no share of 2024's sales
+    if any(gives_change(ln) and g.other_span(ln) for ln in best[:2]):  # `Percent change, 2022 to 2023` is
+        return False  # no change from 2021
     for line, lines in ((best[0], g.rows), (best[1], g.cols)):
         if len(line.path) < 2 or not percentages([line], [best[2]]) or _named_words(g, line):
             continue

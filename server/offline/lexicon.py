@@ -308,10 +308,11 @@ def one_typo(a: str, b: str) -> bool:
     return short[i:] == long[i + 1:]
 
 
-DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ean", "ian", "er", "or", "ion", "ic", "pt", "ur")
+DERIVATION_SUFFIXES = ("i", "n", "al", "an", "ean", "ian", "er", "ern", "or", "ion", "ic", "pt", "ur")
 """English derivational endings (on Snowball stems) relating two words: `guilt` ~ `guilty`,
 `withdraw` ~ `withdrawn`/`withdrawal`, `canada` ~ `canadian`, `europ` ~ `european`, `employ` ~
-`employer`, `consum` ~ `consumpt` (consumed, consumption), `depart` ~ `departur`, `produc` ~ `product`
+`employer`, `west` ~ `western`, `consum` ~ `consumpt` (consumed, consumption), `depart` ~ `departur`,
+`produc` ~ `product`
 (produced, production); a base's silent `e` goes (`close` ~ `closur`: closed, closures; `smoke` ~
 `smoker`)."""
 

@@ -288,7 +288,8 @@ def is_aggregate_label(node: Node) -> bool:
     """A label of a total or reference line (`AGGREGATE_LABEL_WORDS`, both sexes); not a measure
     averaged in a unit of its own (`Average fuel price (dollars per gallon)`)."""
     text = node.text.lower()
-    found = AGGREGATE_LABEL_WORDS.intersection(words(text))
+    found = AGGREGATE_LABEL_WORDS.intersection(words(re.sub(r"\ball-", "all ", text)))  # `All-items` (not
+    # `Weighted-average shares`)
     if found and found <= _MEANS and _MEAN_OF_A_MEASURE.match(text) and label_unit(node.text) is not None:
         return False
     return bool(found) or _EVERY_SEX.search(text) is not None

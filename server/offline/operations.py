@@ -113,11 +113,13 @@ GROWTH = re.compile(
     rf"|{_CHANGE_VERB}\s+(?:by\s+)?(?:what|how\s+many)\s+percent(?:age)?\b(?!\s+points?\b)"
     rf"|{_CHANGE_VERB}.*"
     r"\b(?:in\s+percent(?:age)?(?:\s+terms)?|as\s+a\s+percent(?:age)?|in\s+relative\s+terms)\b"
+    r"|\bby\s+(?:what|how\s+many)\s+percent(?:age)?\s+(?!points?\b).*\b(?:higher|lower|more|less|greater|larger"
+    r"|smaller|bigger)\s+(?:[a-z]+\s+){0,3}?than\b"
 )
 """A relative change (growth rate) between two named operands: `how many percent did X decline from
 A to B`, `the percentage change in X from A to B`, `the growth rate of X`, `how much did X grow
-from A to B in percent` → (B − A) / A, a fraction like the other ratios (`percentage points` is a
-difference)."""
+from A to B in percent`, `by what percent is A higher than B` → (B − A) / A, a fraction like the
+other ratios (`percentage points` is a difference)."""
 COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:growth|rate)")
 """A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
 AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
@@ -254,9 +256,10 @@ def asks_comparison_amount(question: str) -> bool:
 
 
 _LEADING_CONTEXT = re.compile(
-    r"^(?:in|for|during|as\s+of|at|by|on)\s+(?=[^,?]*\b(?:19|20)\d\d\b)[^,?]{1,40},\s*")
+    r"^(?:(?:in|for|during|as\s+of|at|by|on)\s+(?=[^,?]*\b(?:19|20)\d\d\b)[^,?]{1,40},|[^:?]{1,60}:)\s*")
 """A period said before the question proper (`In October 2024, …`; a place there, `In LoDo, how much
-higher is …`, may be what the comparison is of)."""
+higher is …`, may be what the comparison is of), or a topic before a colon (`Gonorrhea: how many
+more cases …`)."""
 COMPARED_BY = re.compile(rf"^\s*how (?:many|much) (?:(?:percentage )?points? |percent )?({_HOW_MUCH_MORE})\b")
 """The comparative word opening `how many more … than …`."""
 
@@ -308,9 +311,10 @@ AMOUNT_QUESTION = re.compile(
 def asks_union(question: str) -> bool:
     """An amount asked for alternatives together (`what percent … either A or B`): their sum.
 
-    With more/less wording (`was it higher for A or B`) the alternatives are a choice instead.
+    With more/less wording (`was it higher for A or B`) the alternatives are a choice instead; an
+    open range (`8 hours or more`) is no alternative.
     """
-    q = question.lower()
+    q = without_open_ranges(question.lower())
     return (bool(AMOUNT_QUESTION.match(q)) and " or " in q and direction(q) is None
             and "respectively" not in words(q))
 
@@ -322,7 +326,7 @@ _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by|within|among|outside
                     r"\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
                     r"how\s+many\s+(?:of\s+(?:the|these|those)\s+(?:(?:top|bottom|first|last|largest)\s+)?(?:\d+\s+)?)?"
                     r"(?:(?:listed|selected|major|individual)\s+)?"
-                    rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}})\s+)??"
+                    rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}}?)\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `with how many of the individual countries`, `In
 2022, how many stations`, `Outside the United States, how many areas`: members counted (a
@@ -338,20 +342,24 @@ _COUNT_FIRST = re.compile(
 """`Of the five major occupation groups, how many had …`: the members named before `how many`."""
 _UP = ("above", "over", "more", "greater", "higher", "exceed", "longer", "larger", "bigger", "surpass",
        "beat")
-_FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d")
+_FIGURE_ASKED = re.compile(r"\bper\s+(?:\d|capita\b)|\bby\s+-?\d(?![\d,.]*\s*(?:%|percent|(?:percentage\s+)?"
+                           r"points?)?\s+or\s+(?:more|less|higher|lower|greater|above|below|over|under)\b)")
 """`how many homicides per 100,000 population`, `… increased by 32%`: a rate or a change's size is
-asked, not a count."""
+asked, not a count (`rise by 0.3 percent or more` states a bound)."""
 _STATED_BOUND = re.compile(
     r"\b(above|over|more\s+than|greater\s+than|higher\s+than|exceed(?:ed|s|ing)?|below|under|less\s+than|"
-    r"lower\s+than|fewer\s+than)\s+(?:[$€£¥]\s*)?(-?\d[\d,]*(?:\.\d+)?)"
+    r"lower\s+than|fewer\s+than)\s+(?:[$€£¥]\s*|(?:usd|us\$|cad|eur|gbp|aud)\s*)?(-?\d[\d,]*(?:\.\d+)?)"
     r"(?:\s*(thousand|million|billion|trillion|bn|mn|k|m)\b)?")
 _BOUND_SCALES = {**SCALES, "m": "million"}
 """A bound's scale word or letter (`more than £3m`)."""
-_OR_BEYOND = re.compile(r"(?<![\d.])\$?(-?\d[\d,]*(?:\.\d+)?)\s*(?:percent|%)?\s+or\s+"
+_OR_BEYOND = re.compile(r"(?<![\d.])\$?(-?\d[\d,]*(?:\.\d+)?)\s*(?:percent|%)?(?:\s+[a-z]+)?\s+or\s+"
                         r"(higher|more|above|greater|over|lower|less|below|fewer|under)\b")
-"""`3.8 percent or higher`, `100 or more`: a bound the members may equal."""
-_AT_LEAST = re.compile(r"\bat\s+(least|most)\s+\$?(-?\d[\d,]*(?:\.\d+)?)")
-"""`at least 19.0`, `at most 5`: a bound the members may equal."""
+"""`3.8 percent or higher`, `100 or more`, `84 years or more`: a bound the members may equal."""
+_AT_LEAST = re.compile(r"\bat\s+(least|most)\s+\$?(-?\d[\d,]*(?:\.\d+)?)"
+                       r"|\bat\s+or\s+(above|over|below|under)\s+\$?(-?\d[\d,]*(?:\.\d+)?)"
+                       r"|\b(reach(?:ed|es)?|met|meet|meets|hit)\s+(?:the\s+|an?\s+)?\$?(-?\d[\d,]*(?:\.\d+)?)")
+"""`at least 19.0`, `at most 5`, `at or above 85%`, `reached the 0.7% target`: a bound the members
+may equal."""
 _AGGREGATE_BOUND = re.compile(
     r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
     r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
@@ -361,7 +369,8 @@ SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 _LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|less|shorter|fewer|smaller)\b"
                          r"[^?]*?\bthan\s+(?!\$?-?\d)"
                          r"|\b(surpass(?:ed|es)?|beat)\s+(?!\$?-?\d)"
-                         r"|\b(exceed(?:ed|s)?|above|below)\s+(?:their|its)\b")
+                         r"|\b(exceed(?:ed|s)?|above|below)\s+(?:their|its)\b"
+                         r"|\b(f[ae]ll(?:s|ing)?\s+short\s+of)\s+(?!\$?-?\d)")
 """A member's figure against its own figure on another line (`than the male one`, `a lower assessed
 value on the 2024 roll than on the 2023 roll`, `their revised budget`, `beat budget`); the words after
 it name that line (`Count.reference`)."""
@@ -412,13 +421,15 @@ def count_condition(question: str) -> Count | None:
     noun = counted_noun(q)
     if noun is None:
         return None
+    if m := _AT_LEAST.search(q):  # `at least 19.0 years`: the bound is met too
+        word, figure = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+        return Count(noun, "below" if word in ("most", "below", "under") else "above",
+                     float(figure.replace(",", "")), "stated", inclusive=True,
+                     percent=bool(_PERCENT_NEXT.match(q, m.end())))
     if m := _STATED_BOUND.search(q):
         return Count(noun, _side(m.group(1)), float(m.group(2).replace(",", "")), "stated",
                      scale=_BOUND_SCALES.get(m.group(3) or "", ""),
                      percent=bool(_PERCENT_NEXT.match(q, m.end())))
-    if m := _AT_LEAST.search(q):  # `at least 19.0 years`: the bound is met too
-        return Count(noun, "above" if m.group(1) == "least" else "below", float(m.group(2).replace(",", "")),
-                     "stated", inclusive=True, percent=bool(_PERCENT_NEXT.match(q, m.end())))
     if m := _OR_BEYOND.search(q):
         return Count(noun, _side(m.group(2)), float(m.group(1).replace(",", "")), "stated", inclusive=True,
                      percent=bool(re.search(r"%|percent", m.group(0))))
@@ -432,7 +443,8 @@ def count_condition(question: str) -> Count | None:
     if (m := _LINE_BOUND.search(q)) and (noun not in MEASURES or _IN_HOW_MANY.match(q)):  # `female stays
         # longer than the male one`: against that line (`how many minutes … more than women` asks a
         # difference; `in how many months … beat budget` counts months)
-        return Count(noun, _side(m.group(1) or m.group(2) or m.group(3)), 0.0, "line", q[m.end():])
+        way = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        return Count(noun, _side(way), 0.0, "line", q[m.end():])
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
@@ -474,9 +486,13 @@ def counted_noun(question: str) -> str | None:
     if figure and bound and bound.end() <= figure.start():  # bound's rate, no rate asked
         figure = None
     if counted is None or {counted.group(2), *(counted.group("modifier") or "").split()} & {
-            *PERCENT, *SCALES, *CURRENCIES, "points", "times"} or figure:
-        return None  # `how many thousand students`: a figure in thousands
+            *PERCENT, *SCALES, *CURRENCIES, "points", "times", *_DURATIONS} or figure:
+        return None  # `how many thousand students`: a figure in thousands; `how many minutes`: a time
     return counted.group(3) or counted.group(2)
+
+
+_DURATIONS = ("seconds", "minutes", "hours")
+"""Units of a time spent (`how many minutes did fathers spend`): a figure, never members counted."""
 
 
 def count_modifier(question: str) -> str | None:
@@ -508,8 +524,10 @@ def asks_compound(question: str) -> bool:
     return bool(COMPOUND.search(question.lower()))
 
 
-OUTFLOW = re.compile(r"\bhow\s+much\b.*\b(?:spen[dt]|paid|pay|used|invested|repurchased|bought)\b")
-"""`how much was spent on …`, `how much did the company pay in …`: the size of an outflow."""
+OUTFLOW = re.compile(r"\bhow\s+much\b.*\b(?:spen[dt]|paid|pay|used|invested|repurchased|bought|"
+                     r"return(?:ed)?\s+to\s+(?:shareholders|stockholders|investors|owners))\b")
+"""`how much was spent on …`, `how much did the company pay in …`, `how much … return to shareholders`:
+the size of an outflow."""
 
 
 def asks_outflow(question: str) -> bool:

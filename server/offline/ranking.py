@@ -333,8 +333,11 @@ def _group(lines: list[Line], fixed_parent: list[Node] | None) -> list[Line]:
 
 
 _SINCE = re.compile(
-    r"\b(since|after|from|between)\s+((?:19|20)\d\d)\b(?:\s+(?:to|through|and)\s+((?:19|20)\d\d)\b)?")
+    r"\b(since|after|from|between)\s+(?:(?:fiscal|fy|calendar)\s+)?((?:19|20)\d\d)\b"
+    r"(?:\s+(?:to|through|and)\s+(?:(?:fiscal|fy|calendar)\s+)?((?:19|20)\d\d)\b)?")
 _BEFORE = re.compile(r"\b(?:before|until|till|prior to)\s+((?:19|20)\d\d)\b")
+_YEARS_SPAN = re.compile(r"^(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d$")
+"""A member spanning years (`2035–2039`)."""
 
 
 Ranked = tuple[float, Node, Node]
@@ -343,14 +346,15 @@ Ranked = tuple[float, Node, Node]
 
 def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
     """Year members within the span the question bounds them by (`the lowest rate since 2001`,
-    `after 2010`, `before 2010`, `from 2005 to 2012`); every member when none or fewer than two
-    remain."""
+    `after 2010`, `before 2010`, `from 2005 to 2012`, `between fiscal 2025 and 2034`: not the span
+    `2035–2039`); every member when none or fewer than two remain."""
     since, before = _SINCE.search(q), _BEFORE.search(q)
     if since is None and before is None:
         return vals
     lo = int(since.group(2)) + (since.group(1) == "after") if since else 0
     hi = int(since.group(3)) if since and since.group(3) else int(before.group(1)) - 1 if before else 9999
-    kept = [v for v in vals if not is_year_text(v[1].text) or lo <= int(YEAR.findall(v[1].text)[0]) <= hi]
+    kept = [v for v in vals if not (is_year_text(v[1].text) or _YEARS_SPAN.match(v[1].text.strip())) or all(
+        lo <= int(y) <= hi for y in YEAR.findall(v[1].text))]
     return kept if len(kept) >= 2 else vals
 
 
@@ -383,7 +387,8 @@ def _members(g: Grounder, lines: list[Line], noun: str | None = None, relative: 
         for n in ln.path:
             ids.setdefault(normalise_text(n.text), set()).add(n.id)
     shared = set.intersection(*({n.id for n in ln.path} for ln in lines)) if lines else set()
-    member = _member_test(g) or (lambda _: False)
+    member = _member_test(g) or _category_test(noun) or (lambda _: False)  # `how many of the eight
+    # quarters`: each `Q1` under its year
     best: dict[int, tuple[Node, Line]] = {}
     for ln in lines:
         order = _member_order(g, ln, noun)
@@ -564,11 +569,16 @@ def said_whole(g: Grounder, label: Node) -> bool:
     mention = g.mention(label)
     if mention >= 0.99 or mention == 0:
         return mention >= 0.99
-    if any(v < 1.0 and len(st) >= 2 and re.search(rf"\b{re.escape(st.upper())}\b", g.q)
-           for st, v in g.matched(label).items()):
+    if said_by_acronym(g, label):
         return True
     words = label_tokens(label.text)
     return bool(words) and all(any(same_word(t, q) for _, q in g.qwords) for t in words)
+
+
+def said_by_acronym(g: Grounder, label: Node) -> bool:
+    """The question names the label by an acronym written in capitals (`HHS`, `SG&A`, `R&D`, `RSUs`)."""
+    return any(v < 1.0 and len(st) >= 2 and re.search(rf"\b{'[&.]?'.join(map(re.escape, st.upper()))}s?\b",
+                                                      g.q) for st, v in g.matched(label).items())
 
 
 def under_named_group(g: Grounder, lines: list[Line]) -> list[Line]:
@@ -629,14 +639,21 @@ def _under_named(g: Grounder, lines: list[Line], groups: dict[int, Node]) -> dic
 def _stated_level(g: Grounder, every: list[Line], lines: list[Line]) -> list[Line]:
     """The outermost lines (`Northeast`, `Midwest`, `South`, `West`, not the divisions under two of
     them) when the question says how many members there are (`which of the four regions`) and they
-    are that many while the lines a ranking would compare are not."""
+    are that many while the lines a ranking would compare are not, or calls them the major ones
+    (`among the major import categories`: `Industrial supplies`, not `Fuels` under it)."""
     stated = ops.stated_members(g.q)
+    major = _MAJOR.search(g.qnorm) is not None
     parts = [ln for ln in every if not is_aggregate(ln)]
-    if stated is None or not parts or sum(not is_aggregate(ln) for ln in lines) == stated:
+    if (stated is None and not major) or not parts or sum(not is_aggregate(ln) for ln in lines) == stated:
         return lines
     depth = min(len(ln.path) for ln in parts)
     outer = [ln for ln in parts if len(ln.path) == depth]
-    return outer if len(outer) == stated else lines
+    return outer if len(outer) == stated or (major and stated is None and len(outer) >= 2) else lines
+
+
+_MAJOR = re.compile(r"\b(?:major|main|principal|broad|top[- ]level)\s+(?:[\w-]+\s+){0,2}?"
+                    r"(?:categor|component|group|sector|industr|class|type|segment|division|aggregate)")
+"""The outermost members asked (`the major components`, `the main import end-use categories`)."""
 
 
 def _named_measure(g: Grounder, lines: list[Line]) -> list[Line] | None:
