@@ -270,3 +270,31 @@ def test_members_counted_against_a_stated_figure_are_no_gap() -> None:
 def test_a_year_after_over_is_no_stated_figure() -> None:
     plan, _ = run(COVERAGE, "How much was Central's measles coverage over the 2012-to-2015 period?")
     assert (plan.operation, plan.answer) == ("lookup", ["93.4%"])
+
+
+def test_the_spread_between_the_highest_and_lowest_members() -> None:
+    plan, _ = run(COVERAGE, "What is the spread, in percentage points, between the highest and lowest "
+                            "regional rotavirus coverage?")
+    assert (plan.operation, plan.answer) == ("diff", ["7.6%"])
+
+
+ADMISSIONS = Table(text=[
+    ["Age group (years)", "2022", "", "", "", "2023", ""],
+    ["", "Q1", "Q2", "Q3", "Q4", "Q1", "Q2"],
+    ["65–79", "3,518", "1,873", "1,944", "2,261", "1,652", "921"],
+    ["80 and over", "3,207", "1,649", "1,712", "2,046", "1,538", "874"],
+    ["Total, all ages", "11,519", "5,797", "6,194", "7,164", "5,127", "2,846"],
+], merges=[(0, 0, 1, 0), (0, 1, 0, 4), (0, 5, 0, 6)])  # fmt: skip
+
+
+def test_a_class_the_question_names_is_counted_over_its_periods() -> None:
+    """`those 80 and over` names the class `80 and over` (no range of classes to add up)."""
+    plan, _ = run(ADMISSIONS, "In how many quarters of 2022 did admissions among those 80 and over exceed "
+                              "1,700?")
+    assert (plan.operation, plan.answer) == ("count", ["3"])
+
+
+def test_members_rising_faster_than_the_all_items_line_are_counted() -> None:
+    plan, _ = run(PRICES, "How many of the major components rose faster than the all-items CPI over the 12 "
+                          "months?")
+    assert (plan.operation, plan.answer) == ("count", ["3"])

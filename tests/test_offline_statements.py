@@ -177,3 +177,16 @@ def test_an_acronym_in_capitals_names_its_line_whole() -> None:
     """`SG&A` names `Selling, general and administrative` as an operand of a share."""
     plan, _ = run(QUARTERLY, "SG&A as a percentage of net revenue in Q1 fiscal 2024?")
     assert (plan.operation, plan.answer) == ("percent_of", ["19.9%"])
+
+
+EXPORTS = Table(text=[
+    ["End-use category", "2024", "", ""],
+    ["", "Jul.", "Aug.", "Dec. (p)"],
+    ["All commodities", "154.6", "153.0", "153.9"],
+    ["Agricultural commodities", "182.3", "178.6", "182.9"],
+], merges=[(0, 0, 1, 0), (0, 1, 0, 3)])  # fmt: skip
+
+
+def test_months_under_the_year_the_question_names_span_a_change() -> None:
+    plan, _ = run(EXPORTS, "Percent change in agricultural export prices from July to December 2024?")
+    assert (plan.operation, plan.answer) == ("growth", ["0.33%"])

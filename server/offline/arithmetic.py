@@ -1024,7 +1024,8 @@ def _composed_words(g: Grounder, op: ops.Op) -> tuple[str, ...]:
 def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line] | None:
     """`from 2016 to 2021` where the two years head groups of lines (`Males` under each): the named
     operands must be those years (or academic years: `2021/2022`), or two months when the question
-    names no year (`from July to August`); the later one's line first (a decrease: the earlier one's)."""
+    names no year but theirs (`from July to August`, `from July to December 2024` under `2024`); the
+    later one's line first (a decrease: the earlier one's)."""
     later_first = not (op == "diff" and ops.asks_decrease(g.q))
     grounded = compose.operand_pair(g)
     if grounded is not None:
@@ -1035,7 +1036,8 @@ def _span_of_year_groups(g: Grounder, op: ops.Op) -> tuple[str, list[Line], Line
         if len(years) == 2 and years[0] != years[1]:
             return axis, sorted(pair, key=lambda ln: years[pair.index(ln)], reverse=later_first), fixed
         months = [m for ln in pair if (m := _month_of(ln)) is not None]
-        if not g.q_years and len(months) == 2 and months[0] != months[1]:  # `from July to August`
+        in_year = {str(y) for y, _ in months} <= g.q_years  # `from July to December 2024` under `2024`
+        if (not g.q_years or in_year) and len(months) == 2 and months[0] != months[1]:  # `from July to Aug`
             return axis, sorted(pair, key=lambda ln: months[pair.index(ln)], reverse=later_first), fixed
     return _year_lines(g, later_first)
 
@@ -1052,9 +1054,12 @@ def _said_period(g: Grounder, text: str) -> str | None:
 
 
 def _month_of(line: Line) -> tuple[int, int] | None:
-    """(year or 0, month) of the month label heading a line (`July 2025` over `Calls Handled`)."""
+    """(year or 0, month) of the month label heading a line (`July 2025` over `Calls Handled`; `Jul.`
+    under `2024`)."""
     named = next((m for n in line.path if (m := label_month(n.text)) is not None), None)
-    return None if named is None else (int(named[1] or 0), named[0])
+    year = named[1] if named is not None else None
+    year = year or next((y for n in line.path if (y := label_year(n.text)) is not None), None)
+    return None if named is None else (int(year or 0), named[0])
 
 
 def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] | None:

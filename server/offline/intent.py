@@ -64,6 +64,7 @@ from celltrace.server.offline.ranking import (
     solve_pair,
     solve_ranked_change,
     solve_section_count,
+    solve_spread,
     under_named_group,
 )
 from celltrace.server.offline.stated import solve_gap
@@ -96,6 +97,7 @@ def candidates(g: Grounder) -> list[Plan]:
         found.append(solve_argmax(g, k or 1, nth if k is None else None))
     if ops.asks_extreme_value(question):
         found.append(solve_extreme(g))
+    found.append(solve_spread(g))
     label_vocab = _own_labels(g)
     qstems = {t for w in ops.words(question) for t in tokens(w)}
 

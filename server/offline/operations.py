@@ -361,8 +361,9 @@ _AT_LEAST = re.compile(r"\bat\s+(least|most)\s+\$?(-?\d[\d,]*(?:\.\d+)?)"
 """`at least 19.0`, `at most 5`, `at or above 85%`, `reached the 0.7% target`: a bound the members
 may equal."""
 _AGGREGATE_BOUND = re.compile(
-    r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
-    r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean)\b")
+    r"\b(above|over|higher\s+than|exceed(?:ed|s|ing)?|below|under|lower\s+than|faster\s+than|more\s+quickly\s+than"
+    r"|slower\s+than)\s+(?:that\s+of\s+)?(?:the\s+)?"
+    r"(?:[a-z/&-]+\s+){0,4}?(average|total|overall|whole|benchmark|target|norm|median|mean|all[- ]items)\b")
 _PERCENT_NEXT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)")
 SPENT = re.compile(r"\b(?:spen[dt]|spending|paid|pay)\b")
 """Wording of money going out: figures shown negative are sizes (`spent the most on acquisitions`)."""
@@ -433,8 +434,9 @@ def count_condition(question: str) -> Count | None:
     if m := _OR_BEYOND.search(q):
         return Count(noun, _side(m.group(2)), float(m.group(1).replace(",", "")), "stated", inclusive=True,
                      percent=bool(re.search(r"%|percent", m.group(0))))
-    if m := _AGGREGATE_BOUND.search(q):
-        return Count(noun, _side(m.group(1)), 0.0, "aggregate", m.group(2))
+    if m := _AGGREGATE_BOUND.search(q):  # (`rose faster than the all-items CPI`: above it)
+        way = "above" if m.group(1).startswith(("faster", "more")) else _side(m.group(1))
+        return Count(noun, way, 0.0, "aggregate", m.group(2))
     if m := _SIGNED.search(q) or _SIGNED_WORD.search(q):  # `how many partner countries had a trade
         return Count(noun, "below" if m.group(1).startswith(("deficit", "loss", "negative")) else "above",
                      0.0, "stated")  # surplus`: above zero; `negative comparable sales`: below

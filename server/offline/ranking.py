@@ -791,6 +791,32 @@ def solve_extreme(g: Grounder) -> Plan | None:
                 stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
 
 
+def solve_spread(g: Grounder) -> Plan | None:
+    """The spread between the highest and the lowest figure among the members a ranking compares
+    (`the spread, in percentage points, between the highest and lowest regional coverage`): the
+    highest less the lowest."""
+    if not _SPREAD.search(g.qnorm):
+        return None
+    axis, fixed = _pick_side(g)
+    vals = member_values(g, axis, fixed)
+    if len(vals) < 2:
+        return None
+    (_, top, high), _, _ = pick(vals, "max", 1)
+    (_, bottom, low), _, _ = pick(vals, "min", 1)
+    nums = [n for n in (g.number(high), g.number(low)) if n is not None]
+    computed = ops.compute("diff", nums, g.grouping) if len(nums) == 2 else None
+    if computed is None:
+        return None
+    said = f"highest ({top.text.strip()}) less lowest ({bottom.text.strip()}) over {len(vals)} {axis}s"
+    return Plan([computed.text], [high.id, low.id], [*headers_for(g, [fixed]), top.id, bottom.id], "diff",
+                0.5, said, computed=computed, stats={"rank_members": float(len(vals)), "operands": 2.0})
+
+
+_SPREAD = re.compile(r"\b(?:spread|range|gap|difference)\b[^?]*?\bbetween\s+the\s+(?:highest|largest|biggest"
+                     r"|greatest|maximum)\b[^?]*?\band\s+(?:the\s+)?(?:lowest|smallest|least|minimum)\b")
+"""`the spread between the highest and lowest …`, `the gap between the largest and the smallest …`."""
+
+
 _CODE_RANGE = re.compile(r"(?<![\w-])([a-z]*\d+[a-z]*)\s*[–-]\s*([a-z]*\d+[a-z]*)(?![\w-])")
 """A span of codes the question gives (`4a–4h`, `A1-A6`)."""
 
@@ -808,9 +834,11 @@ def solve_count(g: Grounder) -> Plan | None:
     a change line's rises and falls. None when the question states no condition, names a member, or
     counts what the other side's labels measure (`how many goals`)."""
     condition = ops.count_condition(g.q)
-    if condition is None or (asked_interval(g.q) is not None and any(  # `more than 100 employees`
-            ln.label is not None and interval(ln.label.text) for ln in g.rows + g.cols)):
-        return None  # over size classes: a sum of classes, not a count
+    asked = asked_interval(g.q)
+    classes = [iv for ln in g.rows + g.cols if ln.label is not None and (iv := interval(ln.label.text))]
+    if condition is None or (asked is not None and classes and (  # `more than 100 employees` over size
+            asked[0] not in classes or condition.bound in asked[0])):  # classes: a sum of classes, not a
+        return None  # count (`those 80 and over … exceed 1,700` names the class: its figures are counted)
     noun, way, bound, against, reference, scale, inclusive, percent = condition
     earlier: Line | None = None  # a named year each member's figure is compared with
     if against == "line":
