@@ -1189,7 +1189,8 @@ def _span_years(text: str) -> set[str]:
     return years
 
 
-_YEAR_SPAN_LABEL = re.compile(r"^((?:19|20)\d\d)\s*[-–/]\s*((?:19|20)?\d\d)$")
+YEAR_SPAN_LABEL = re.compile(r"^((?:19|20)\d\d)\s*[-–/]\s*((?:19|20)?\d\d)$")
+"""A label spanning years (`2021/2022`, `2015-16`, `2035–2039`)."""
 
 
 MAX_SPAN_YEARS = 10
@@ -1200,7 +1201,7 @@ def period_end(text: str, *, spans: bool = False) -> str | None:
     """The year a period label ends in: its year (`label_year`), or the end of a span of two years
     (`2021/2022`, `2015-16` → 2016: an academic or fiscal year); with `spans`, of a longer span too
     (`2018–2020`, for a label the question says whole: `2015-2020` alone may be a change's span)."""
-    m = _YEAR_SPAN_LABEL.match(normalise_text(text))
+    m = YEAR_SPAN_LABEL.match(normalise_text(text))
     if m is None:
         return label_year(text)
     first, end = m.groups()

@@ -13,6 +13,7 @@ from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     YEAR,
+    YEAR_SPAN_LABEL,
     Grounder,
     Plan,
     gives_change,
@@ -336,8 +337,6 @@ _SINCE = re.compile(
     r"\b(since|after|from|between)\s+(?:(?:fiscal|fy|calendar)\s+)?((?:19|20)\d\d)\b"
     r"(?:\s+(?:to|through|and)\s+(?:(?:fiscal|fy|calendar)\s+)?((?:19|20)\d\d)\b)?")
 _BEFORE = re.compile(r"\b(?:before|until|till|prior to)\s+((?:19|20)\d\d)\b")
-_YEARS_SPAN = re.compile(r"^(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d$")
-"""A member spanning years (`2035–2039`)."""
 
 
 Ranked = tuple[float, Node, Node]
@@ -353,7 +352,8 @@ def _within_asked_years(q: str, vals: list[Ranked]) -> list[Ranked]:
         return vals
     lo = int(since.group(2)) + (since.group(1) == "after") if since else 0
     hi = int(since.group(3)) if since and since.group(3) else int(before.group(1)) - 1 if before else 9999
-    kept = [v for v in vals if not (is_year_text(v[1].text) or _YEARS_SPAN.match(v[1].text.strip())) or all(
+    dated = [is_year_text(v[1].text) or YEAR_SPAN_LABEL.match(v[1].text.strip()) for v in vals]
+    kept = [v for v, d in zip(vals, dated, strict=True) if not d or all(
         lo <= int(y) <= hi for y in YEAR.findall(v[1].text))]
     return kept if len(kept) >= 2 else vals
 
