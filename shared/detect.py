@@ -41,7 +41,8 @@ _WORD = re.compile(r"[^\W_]+")
 _SUPERSCRIPTS = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _STOP = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on",
-     "or", "the", "to", "was", "were", "what", "which", "who", "with"}
+     "or", "the", "to", "was", "were", "what", "which", "who", "with", "between", "than", "did", "does",
+     "do", "has", "have", "had", "many", "much", "its", "their", "this", "that", "these", "those", "been"}
 )
 
 
@@ -413,9 +414,16 @@ def block_text(table: Table, block: Block) -> str:
 
 def _words(text: str) -> set[str]:
     """The text's word stems (`completions` names `Housing units completed`), a noun in `-ment`
-    also as its verb (`payments` is named by `pay`), without superscript marks (`Canada¹`)."""
-    out = {stem(w) for w in _WORD.findall(normalise_text(_SUPERSCRIPTS.sub(" ", text))) if w not in _STOP}
+    also as its verb (`payments` is named by `pay`), a month by its full name (`Apr 2024` is named by
+    `April 2024`), without superscript marks (`Canada¹`)."""
+    out = {stem(_MONTHS.get(w, w)) for w in _WORD.findall(normalise_text(_SUPERSCRIPTS.sub(" ", text)))
+           if w not in _STOP}
     return out | {st[:-4] for st in out if st.endswith("ment") and len(st) >= 7}
+
+
+_MONTHS = {m[:3]: m for m in ("january", "february", "march", "april", "june", "july", "august",
+                              "september", "october", "november", "december")} | {"sept": "september"}
+"""Months' short names → their names."""
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:
@@ -474,17 +482,19 @@ _RELATIVE_KINDS = tuple(frozenset(_words(" ".join(kind))) for kind in RELATIVE_K
 """The stems of `units.RELATIVE_KINDS`: words declaring relative figures, by kind."""
 _PERCENT_CHANGE = re.compile(
     r"\b(?:percent(?:age)?|%)\s*(?:point\s+)?(?:change|increase|decrease|growth|gain|rise|drop|decline|fall|loss)"
-    r"|\bby\s+what\s+(?:percent(?:age)?|%)|\bby\s+how\s+many\s+percent")
+    r"|\bby\s+what\s+(?:percent(?:age)?|%)(?!\s*points?\b)|\bby\s+how\s+many\s+percent(?!(?:age)?\s+points?\b)")
 """A percentage the question asks of a change (`percent change in job vacancies`, `by what percent did
-… grow`): it names no table of percentages."""
+… grow`): it names no table of percentages (a change in percentage points does)."""
 _PERCENT_WORDS = frozenset(_words("percent percentage share proportion"))
 """Question word stems asking a percentage."""
 _RATE_WORDS = frozenset(_words("rate ratio"))
 """Question word stems that may ask a percentage or not (`homicide rate` per 100,000)."""
 _PERCENT_UNIT = frozenset(_words("percent percentage"))
 """Caption word stems declaring the figures percentages (`Units: percent`)."""
-_HOW_MANY = re.compile(r"\bhow many\b")
-"""`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`)."""
+_HOW_MANY = re.compile(r"\bhow many\b(?!\s+(?:percent(?:age)?|points?|basis|times|cents?|dollars|euros|pounds"
+                       r"|(?:thousand|million|billion)s?)\b)")
+"""`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`); not `how
+many percentage points`, `how many dollars` (a unit's amount)."""
 
 
 def _own_caption(block: Block) -> tuple[int, ...]:

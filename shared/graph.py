@@ -78,10 +78,16 @@ def _node_factory() -> Callable[[int, int, int, int, int, str, Any, str], Node]:
 
 
 def normalise_text(text: str) -> str:
-    """Matching key: NFKC, case-folded, whitespace collapsed. Never used for display."""
+    """Matching key: NFKC, case-folded, whitespace collapsed, footnote numbers in superscript off
+    (`2023¹` is `2023`, not `20231`; `m²` keeps its power). Never used for display."""
     if text.isascii():  # NFKC leaves ASCII unchanged and casefold is lower (the common case: fast)
         return " ".join(text.lower().split())
+    text = _SUPERSCRIPT_MARK.sub("", text)
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_SUPERSCRIPT_MARK = re.compile(r"(?<=\w)(?<!m)(?<!ft)(?<!in)(?<!mi)[⁰¹²³⁴⁵⁶⁷⁸⁹]+|(?<=\w)[⁰¹⁴⁵⁶⁷⁸⁹]+")
+"""Superscript digits after a word: a footnote's number, unless a power of a length (`km²`, `ft³`)."""
 
 
 _WORDS = re.compile(r"\w[\w'&-]*")

@@ -639,3 +639,49 @@ def test_what_only_another_table_shows_is_reported_and_caps_the_confidence() -> 
     assert result.confidence is not None and result.confidence <= 0.5 and result.status == "abstained"
     one = locate(PRICE_TABLES, "What was the import capital goods index in November?")
     assert one.elsewhere == () and one.text[2] == ["Capital goods", "99.4", "99.2"]
+
+
+WAVES = Table(text=[
+    ["Presidential job approval tracker", "", "", ""],
+    ["", "", "", ""],
+    ["Table 1. Job approval by survey wave", "", "", ""],
+    ["Survey wave", "Total approve", "Total disapprove", "Unweighted n"],
+    ["Jan 2024", "41", "54", "1,530"],
+    ["Apr 2024", "43", "53", "1,544"],
+    ["", "", "", ""],
+    ["Table 2. Job approval by party, Oct 2024 wave", "", "", ""],
+    ["Party identification", "Total approve", "Total disapprove", "Unweighted n"],
+    ["Democrat", "78", "17", "512"],
+    ["Republican", "6", "91", "468"],
+])  # fmt: skip
+
+
+def test_a_month_said_in_full_names_the_block_showing_it_short() -> None:
+    """`April 2024` is the first table's `Apr 2024`, whatever the second's caption says of its wave."""
+    table = locate(WAVES, "How many interviews (unweighted n) were there in the April 2024 wave?")
+    assert table.text[-1][0] == "Apr 2024"
+
+
+OUTLOOK = Table(text=[
+    ["Household finance survey", "", ""],
+    ["", "", ""],
+    ["Table 3.1  Distribution of adults by expected financial situation", "", ""],
+    ["Units: percent of adults", "", ""],
+    ["Expected situation", "2022", "2024"],
+    ["Net: worse off", "34.5", "24.1"],
+    ["Total, all adults", "100.0", "100.0"],
+    ["", "", ""],
+    ["Table 3.2  Estimated number of adults by expected financial situation", "", ""],
+    ["(in thousands)", "", ""],
+    ["Expected situation", "2022", "2024"],
+    ["Net: worse off", "89,989", "63,601"],
+    ["Total, all adults", "260,836", "263,905"],
+])  # fmt: skip
+
+
+def test_a_change_in_percentage_points_names_the_table_of_percentages() -> None:
+    """`by how many percentage points` asks neither a number of adults nor a percent change: the
+    percentages' table."""
+    table = locate(OUTLOOK, "By how many percentage points did the Net: worse off share change between 2022 "
+                            "and 2024?")
+    assert table.text[1] == ["Net: worse off", "34.5", "24.1"]
