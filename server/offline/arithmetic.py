@@ -16,9 +16,12 @@ from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     EVERY_PERIOD,
     MONTH_NAMES,
+    MONTH_RANGE,
     YEAR,
     Grounder,
     Plan,
+    alias_of,
+    alias_position,
     asked_periods,
     gives_change,
     headers_for,
@@ -32,15 +35,19 @@ from celltrace.server.offline.grounding import (
     line_year,
     month_range,
     names_a_size,
+    own_change,
     period_end,
     period_phrases,
     price_base,
     quarter_text,
     question_position,
     ranked_cells,
+    without_status,
 )
 from celltrace.server.offline.lexicon import CARDINALS, label_tokens, vocabulary
 from celltrace.server.offline.lines import (
+    ACTUAL_LABEL,
+    PRIOR_YEAR_LABEL,
     Line,
     is_aggregate,
     is_aggregate_label,
@@ -73,6 +80,7 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     `Three Months Ended` and under `Nine Months Ended`), the best-scored one (the first on ties),
     and the one under a period the question names (`2024 > Men`, not `2022 > Men`)."""
     best: dict[str, tuple[Node, Line]] = {}
+    spoken: dict[str, str] = {}
     heads = _unique_heads(lines)
     worded = intervals.worded(g.q)
     title = set(label_tokens(g.graph.table.title or ""))  # an acronym of the title's measure (`GWP` over
@@ -98,6 +106,8 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
         # without its unit: `passengers (thousands)` is
         if key not in best or g.line_score(ln) > g.line_score(best[key][1]):  # said inside `revenue
             best[key] = (lab, ln, period)  # passenger miles`
+            if lab.id in heads:  # said by its head alone too (`the current portion` of `Current
+                spoken[key] = heads[lab.id]  # portion of long-term debt`)
     periods = [k for k in best if label_year(k) is None]
     dated = {normalise_text(g.head(lab.text)) for k, (lab, _, _) in best.items()
              if k != normalise_text(g.head(lab.text))}  # `Men` under the year said, not under another
@@ -110,9 +120,15 @@ def _mentioned_lines(g: Grounder, lines: list[Line]) -> list[tuple[int, Line]]:
     # inside "net interest income"; not in "percentage of revenue was cost of revenue")
     keys = [k for _, _, k, _ in out]
     held = {k: set(label_tokens(k)) for k in keys}
-    return [(pos, ln) for pos, ln, k, _ in out if not compose.said_only_inside(g.qnorm, k, [
-        o for o in keys if k != o and (re.search(rf"(?<!\w){re.escape(k)}(?!\w)", o)  # `men` is not
-                                       or (held[k] < held[o] and phrase_spans(g.qnorm, o)))])]  # in `women`
+    named = {k: alias if (alias := alias_of(best[k][0].text)) and g.said_alias(best[k][0].text)
+             and not phrase_spans(g.qnorm, k) else k for k in keys}  # `(LULUCF)` said as `LULUCF`
+    return [(pos, ln) for pos, ln, k, _ in out if not compose.said_only_inside(g.qnorm, named[k], [
+        said for o in keys if k != o and (re.search(rf"(?<!\w){re.escape(named[k])}(?!\w)", o)  # `men`
+                                          or (held[k] < held[o] and phrase_spans(g.qnorm, o)))
+        for said in (o, spoken.get(o, o))])]
+    # is not in `women`; a longer label said by its head is said there (`long-term debt` beside `the
+    # current portion`); a name said only inside another label is none (`excluding LULUCF` of `Total
+    # (excluding LULUCF)`)
 
 
 def _dated_quarter(line: Line) -> tuple[str, str] | None:
@@ -230,6 +246,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             continue  # `renter households from 2019 to 2021`: the years are the operands (not the
             # lines `All households` and `Renter` the words name)
         if op in ("diff", "ratio", "percent_of", "growth", "cagr"):
+            if op == "diff" and len(chosen) > 2:
+                chosen = _said_around_minus(g, chosen)
             chosen = chosen[:2]
             later_first = op in ("diff", "growth", "cagr") and _from_to(g.q) and not (
                 op == "diff" and ops.asks_decrease(g.q))  # how much X fell from A to B: A − B
@@ -275,12 +293,15 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             # nor a parent line over the parts summed (`Investment income` over `Direct investment`)
             if len(chosen) < 2:
                 continue
-        if op in ("average", "sum") and len(chosen) == 2 and said_span(g.q):
-            chosen = _years_between(lines, *chosen)
+        ends = [ln for ln in chosen if ln.label is not None and label_month(ln.label.text) is not None]
+        if op in ("average", "sum") and said_span(g.q) and (len(chosen) == 2 or len(ends) == 2):
+            chosen = _years_between(lines, *(chosen if len(chosen) == 2 else ends))  # `Jul–Dec 2024`
+            # beside `FY2024 Fcst`: the months between
         plan = _composable(g, op, axis, chosen, _across(g, op, other))
         if plan is not None:
             return plan
-    plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) if op in ("diff", "growth") else None)
+    plan = _solve_indirect(g, op) or (_over_the_previous_year(g, op) or _against_prior_column(g, op)
+                                      if op in ("diff", "growth") else None)
     if plan is not None:
         return plan
     category = g.category_rows if op in ("sum", "average") else None
@@ -329,6 +350,8 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         members = _beside_best(members, best, every.group(1) if every else None, op)
         members = _same_measure(g, members, best)
         count = every.group(1) if every else None
+        if count is not None and count != "all":  # `over the six months`: the months (not `H1 Actual`)
+            members = _periods_counted(members, int(CARDINALS.get(count, count)))
         counted = count is not None and count != "all" and int(CARDINALS.get(count, count)) == len(members)
         if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or counted or (
                 op == "average" and (by_group or _per_member(g, axis, members)))):
@@ -339,6 +362,14 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
             return None  # `the last three years` of a table showing five: not guessed
         return _composable(g, op, axis, members, fixed)
     return None
+
+
+def _periods_counted(lines: list[Line], count: int) -> list[Line]:
+    """Of lines beside other columns (`Jul` … `Dec` beside `H1 Actual`, `H1 Budget`), the period
+    lines of one kind (months, or years) when as many as the question counts; else `lines`."""
+    kinds = ([ln for ln in lines if ln.label is not None and label_month(ln.label.text) is not None],
+             [ln for ln in lines if ln.label is not None and is_year_text(ln.label.text)])
+    return next((kind for kind in kinds if len(kind) == count), lines)
 
 
 def _without_parents(lines: list[Line]) -> list[Line]:
@@ -371,10 +402,24 @@ def _per_order(g: Grounder, chosen: list[Line]) -> list[Line]:
     return chosen[::-1] if named == [True, False] else chosen
 
 
+def _said_around_minus(g: Grounder, chosen: list[Line]) -> list[Line]:
+    """Of more than two lines named, the two said around a `minus` (`CASM minus CASM excluding
+    fuel`, not `Available seat miles (ASMs)` of `cents per ASM` before), when there are two."""
+    m = _MINUS_SIDES.search(g.qnorm)
+    said = [ln for ln in chosen if m is not None and ln.label is not None and (
+        phrase_spans(m.group(0), normalise_text(ln.label.text))
+        or (g.said_alias(ln.label.text) and alias_position(ln.label.text, m.group(0)) >= 0))]
+    return said if len(said) == 2 else chosen
+
+
+_MINUS_SIDES = re.compile(r"([^(),;?]*)\bminus\b([^(),;?]*)")
+"""`A minus B` up to the punctuation around it."""
+
+
 def _minus_order(g: Grounder, chosen: list[Line]) -> list[Line]:
     """Two operands in the order a `minus` between them says (`… revision … relative to the adopted
     budget (revised minus adopted)`: `Revised` first, wherever else the question says them)."""
-    m = re.search(r"([^(),;?]*)\bminus\b([^(),;?]*)", g.qnorm)
+    m = _MINUS_SIDES.search(g.qnorm)
     if m is None or len(chosen) != 2:
         return chosen
     before, after = (set(label_tokens(side)) for side in m.groups())
@@ -630,7 +675,7 @@ def _undated_parents(line: Line) -> tuple[int, ...]:
 def _dated(line: Line) -> tuple[str | None, str | None]:
     """A line's year (a balance at a year's end too) and, for a quarter or month (`2023 > Q4`, `Q4
     2023`), the part of it: `Q4 2023` compares with `Q4 2022` (year over year)."""
-    label = line.label.text if line.label is not None else ""
+    label = without_status(line.label.text) if line.label is not None else ""  # `Q4 (p)` is Q4
     part = _year_of_part(label)
     if part is None:  # a balance at a year's end (`Outstanding at December 31, 2023`) is of that year
         return line_year(line) or _year_end(label), None
@@ -651,7 +696,7 @@ def _gives_asked_change(g: Grounder) -> bool:
     absolute = asks_absolute_change(g)
     for lines, other in ((g.rows, g.cols), (g.cols, g.rows)):
         for ln in lines:
-            if not gives_change(ln):
+            if not own_change(ln):  # (not a line under a `Growth` section)
                 continue
             cells = [value_cell(g.graph, ln, o) if ln.axis == "row" else value_cell(g.graph, o, ln)
                      for o in other]
@@ -673,6 +718,25 @@ _AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b")
 def asks_absolute_change(g: Grounder) -> bool:
     """The question asks how much or how many with no percent, rate or growth word: an amount."""
     return bool(_AMOUNT.search(g.qnorm)) and not {"percent", "rate"} & g.qtoks and not ops.asks_growth(g.q)
+
+
+def _against_prior_column(g: Grounder, op: ops.Op) -> Plan | None:
+    """A change against the prior year's column the question names (`grow over the prior year
+    month`) beside the current figures' (`March 2024 > Actual | Budget | Prior Year`): the actual
+    figure against the prior year's, when the question asks the change's amount or rate."""
+    if not (_CHANGE_AMOUNT.search(g.qnorm) or (op == "growth" and ops.asks_growth(g.q))) or _TO_LEVEL.search(
+            g.qnorm):
+        return None
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        prior = [ln for _, ln in _mentioned_lines(g, lines)
+                 if ln.label is not None and PRIOR_YEAR_LABEL.match(normalise_text(ln.label.text))]
+        current = [ln for ln in lines if len(prior) == 1 and _siblings(ln, prior[0]) and ln.label is not None
+                   and ACTUAL_LABEL.search(normalise_text(ln.label.text))]
+        if len(current) == 1:
+            pair = [current[0], prior[0]]
+            chosen = pair[::-1] if op == "diff" and ops.asks_decrease(g.q) else pair
+            return compute_plan(g, op, axis, chosen, g.best(other)[0][1])
+    return None
 
 
 _YEAR_BEFORE = re.compile(
@@ -706,10 +770,17 @@ period asked)."""
 
 def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
     """The question ends naming the members it averages over (`per department` over rows under a
-    `Department` header): their mean, not a statistic of the table's to read."""
-    m = _PER_MEMBER.search(g.qnorm)
+    `Department` header) or names them after `each` (`On average, how many … did each of the light
+    rail lines have`): their mean, not a statistic of the table's to read."""
+    m = _PER_MEMBER.search(g.qnorm) or _EACH_MEMBER.search(g.qnorm)
     return m is not None and len(members) >= 2 and any(
-        names_members(g, axis, members, st) for st in tokens(m.group(1)))
+        names_members(g, axis, members, st) for st in tokens(next(filter(None, m.groups()))))
+
+
+_EACH_MEMBER = re.compile(r"\beach\s+of\s+(?:the|its|their|these|those)\s+((?:[a-z-]+\s+){0,3}[a-z]+)"
+                          r"|\bdid\s+each\s+((?:[a-z-]+\s+){0,3}?[a-z]+)\s+(?:have|get|receive|spend|earn|record)\b")
+"""`each of the light rail lines`, `did each Corporate division department have`: the members (a few
+words); not `the workers each enterprise hires` (a rate per enterprise)."""
 
 
 def names_span_ends(g: Grounder) -> bool:
@@ -969,7 +1040,8 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
             best_cell_names(g, ops.DIFF_PHRASES) and not points_of_a_percent_change(g)):
         grounded = _span_of_year_groups(g, op)
         return None if grounded is None else _composable(g, op, *grounded)
-    elif op == "diff" and (_DIFFERENCE_BETWEEN.search(g.qnorm) or asks_minus(g)) and not (
+    elif op == "diff" and (_DIFFERENCE_BETWEEN.search(g.qnorm) or asks_minus(g) or _LEAD.search(g.qnorm)
+                           ) and not (
             best_cell_names(g, ops.DIFF_PHRASES)):  # groups named at an outer level (`Texas > Estimate`),
         grounded = compose.operand_pair(g)  # `receipts minus payments`
     elif op == "sum" and _COMBINED.search(g.qnorm) and " and " in g.qnorm:
@@ -979,6 +1051,8 @@ def _solve_indirect(g: Grounder, op: ops.Op) -> Plan | None:
     return None if grounded is None else compute_plan(g, op, *grounded)
 
 
+_LEAD = re.compile(r"\b(?:lead|margin)\s+over\b")
+"""`Labour's lead over the Conservatives`: the first named less the second."""
 _COMBINED = re.compile(r"\b(?:combined|altogether|together|sum)\b")
 """A sum asked outright (`total` alone names a table's own total line as often: `a total of adults in
 provincial and territorial custody`)."""
@@ -1080,16 +1154,18 @@ def _year_lines(g: Grounder, later_first: bool) -> tuple[str, list[Line], Line] 
     return None
 
 
-def best_cell_names(g: Grounder, phrases: tuple[str, ...]) -> bool:
+def best_cell_names(g: Grounder, phrases: tuple[str, ...], own: bool = False) -> bool:
     """The best single cell's headers already name the operation (a `ratio` or `% change` column):
     a lookup; not a period label (`Fall 2022`), nor a change line over other years than asked (`%
     change 2021 to 2022` for the change from 2018 to 2022), nor a class's threshold (`two persons or
-    more` compares nothing)."""
+    more` compares nothing); with `own`, a change of the line's own (`grounding.own_change`: not a
+    `Growth` section over `ARR (end of period)`)."""
     ranked = ranked_cells(g)
     if not ranked:
         return False
     _, row, col = ranked[0]
     labels = {t for ln in (row, col) if not (gives_change(ln) and g.spans_years and g.other_span(ln))
+              and (not own or own_change(ln))
               for n in ln.path if label_year(n.text) is None  # `Fall 2022` is a term, not a decrease
               for t in label_tokens(ops.THRESHOLD.sub("", normalise_text(n.text)))}
     return bool(labels & stems(phrases))
@@ -1353,8 +1429,8 @@ def _total_over_span(q: str, chosen: list[Line]) -> bool:
 
 
 def asks_total_over_span(q: str) -> bool:
-    """`total … from A to B` or `… from A to B in total`: a sum over a span."""
-    span = _PERIOD.search(q.lower())
+    """`total … from A to B` or `… from A to B in total`: a sum over a span (`for Jul through Sep`)."""
+    span = _PERIOD.search(q.lower()) or MONTH_RANGE.search(q.lower())
     return span is not None and (
         "total" in ops.words(q[:span.start()]) or bool(_IN_TOTAL.fullmatch(q.lower()[span.end():])))
 

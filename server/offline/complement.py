@@ -27,14 +27,16 @@ def solve_complement(g: Grounder) -> Plan | None:
     """The whole less the one line the question excludes, at the best-grounded line of the other
     axis. The whole is an aggregate line: the one the question names most, then the outermost, then
     the first after the excluded line. None when a label says the exclusion itself (`Born outside
-    Canada` is a line of its own), a name, a share or a count of members is asked (`outside the
+    Canada` for `outside Canada`), a name, a share or a count of members is asked (`outside the
     United States, how many areas produced more than 200`), or no single line or whole is found."""
     m = EXCLUDED.search(g.qnorm)
     counted = ops.count_condition(g.q) is not None
-    if m is None or counted or "percent" in g.qtoks or ops.asks_label(g.q) or any(
-            _SAID_BY_LABELS.search(normalise_text(n.text)) for ln in g.rows + g.cols for n in ln.path):
+    if m is None or counted or "percent" in g.qtoks or ops.asks_label(g.q):
         return None
     named = set(label_tokens(m.group("named")))
+    if any((said := _SAID_BY_LABELS.search(text := normalise_text(n.text))) and named & set(
+            label_tokens(text[said.end():])) for ln in g.rows + g.cols for n in ln.path):  # (not `… and
+        return None  # outside repairs` beside `excluding aircraft fuel`)
     for axis, lines, other in (("row", g.rows, g.cols), ("col", g.cols, g.rows)):
         parts = [ln for ln in lines if ln.label is not None and not is_aggregate(ln) and (
                  (g.mention(ln.label) >= 0.99 and set(label_tokens(ln.label.text)) <= named)

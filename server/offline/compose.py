@@ -21,7 +21,13 @@ from celltrace.server.infra.retrieval import tokens
 from celltrace.server.offline import operations as ops
 from celltrace.server.offline.grounding import is_period_label, period_end
 from celltrace.server.offline.lexicon import NEGATION_WORDS, label_tokens, word_stems
-from celltrace.server.offline.lines import AGGREGATE_LABEL_WORDS, group_totals, is_aggregate, labels_recur
+from celltrace.server.offline.lines import (
+    AGGREGATE_LABEL_WORDS,
+    VARIANCE_LABEL,
+    group_totals,
+    is_aggregate,
+    labels_recur,
+)
 from celltrace.server.offline.operations import Op
 from celltrace.server.offline.polarity import polar_label
 from celltrace.shared.graph import Node, normalise_text, phrase_spans, words
@@ -91,8 +97,15 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
     named = [
         n for n in nodes.values()
         if len(under[n.id]) < len(lines) and single(n)
+        and not VARIANCE_LABEL.search(n.text)  # `Fcst vs Budget` compares the two, it is neither
         and (g.mention(n) >= OPERAND_MIN_MENTION or _first_word_named(g, n, held))
     ]
+    named = [n for n in named if not any(  # `Forecast` over the months beside `FY2024 Fcst` for `the
+        o.id != n.id and len(under[n.id]) > 1 == len(under[o.id]) and not under[o.id] & under[n.id]
+        and set() < set(g.matched(n)) < set(g.matched(o))
+        and set(g.matched(o)) - set(g.matched(n)) - NEGATION_WORDS for o in named)]  # (`the full-year
+    # forecast`): a heading over several lines whose words a line's own label says and more (not
+    # only its negation: `Residents` beside `Non-residents`; a month named as such, `May`, matches no word)
     by_key = {normalise_text(n.text): n for n in named}
 
     def own_total(k: str, o: str) -> bool:  # `Total current assets`, a line under `Current assets`
@@ -104,6 +117,20 @@ def operand_nodes(g: Grounder, lines: list[Line]) -> list[Operand]:
         if not said_only_inside(g.qnorm, k, [o for o in by_key if k != o and f" {k} " in f" {o} "
                                              and not own_total(k, o)])
     ]
+
+
+def _total_after(lines: list[Line], heading: Node, members: frozenset[int]) -> frozenset[int]:
+    """The total line right after a heading's lines, outside it, that says the heading's words
+    (`Total Client Solutions` after `Client Solutions Group (CSG):` > `Commercial`, `Consumer`): the
+    heading's one line as an operand."""
+    if len(members) < 2 or any(ln.label is heading for ln in lines):  # a heading with figures of its own
+        return frozenset()
+    last = max(i for i, ln in enumerate(lines) if ln.index in members)
+    nxt = lines[last + 1] if last + 1 < len(lines) else None
+    if nxt is None or nxt.label is None or heading in nxt.path or not is_aggregate(nxt):
+        return frozenset()
+    said = set(label_tokens(nxt.label.text)) - set(label_tokens(" ".join(AGGREGATE_LABEL_WORDS)))
+    return frozenset({nxt.index}) if said and said <= set(label_tokens(heading.text)) else frozenset()
 
 
 def _first_word_named(g: Grounder, node: Node, held: Counter[str]) -> bool:
@@ -156,7 +183,8 @@ def operand_pair(g: Grounder) -> tuple[str, list[Line], Line] | None:
         score, _, a, sa, b, sb = max(pairs, key=lambda p: (p[0], p[1]))
         if best is not None and score <= best[0]:
             continue
-        ordered = sorted([(a, sa), (b, sb)], key=lambda op: position(g, op[0]))
+        ordered = sorted([(a, _total_after(lines, a, sa) or sa), (b, _total_after(lines, b, sb) or sb)],
+                         key=lambda op: position(g, op[0]))
         first, second = _parallel_lines(g, lines, *ordered)
         best = (score, axis, [first, second], g.best(other)[0][1])
     return None if best is None else best[1:]

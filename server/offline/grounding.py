@@ -190,7 +190,7 @@ not `percent change in incarceration rate`; `how much did the index increase` is
 CHANGE_LABELS = ("change", "chg", "difference", "increase", "decrease", "growth", "variation", "yoy")
 """Words of the labels of a line that gives a change (`% change`, `% chg`, `growth rate`)."""
 ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fell|fall|drop|chang|variat"
-                         r"|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|added\b|gained\b"
+                         r"|expand|differ(?!ent\b)|reced|shr[iau]nk|reduc|contract|edged?\s+(?:up|down)|added\b|gained\b"
                          r"|(?:lost|shed)\b(?=.*\b(?:between|from|since)\b)"
                          r"|improv(?:e[ds]?|ing)\b|worsen|deteriorat(?:e[ds]?|ing)\b)\w*")
 """Wording that asks for a change (`how much did it increase`, `the difference`, `edged up`,
@@ -199,6 +199,25 @@ ASKS_CHANGE = re.compile(r"\b(?:increas|decreas|declin|grow|grew|ris[ei]|rose|fe
 REACHED = re.compile(ASKS_CHANGE.pattern + r"\s+(?:up\s+)?to\W*$")
 """`what did the rate increase to?`: the level reached, not the change."""
 _CHANGE_STEMS = frozenset(t for w in CHANGE_LABELS for t in label_tokens(w))
+_PERIOD_WORDS = frozenset(label_tokens(
+    "previous prior preceding last same year years period month quarter week annual yearly over"))
+"""Words a change line may say of its periods alone (`% change from previous year`)."""
+_ALIAS = re.compile(r"\(([A-Z]{2,6})s?\)\W*$")
+"""A name in capitals in parentheses closing a label (`(CASM)`, `(RPMs)`)."""
+
+
+def alias_of(label: str) -> str | None:
+    """The name in capitals a label gives itself in parentheses at its end, lower-cased (`casm` of
+    `Operating cost per ASM (CASM)`, `rpm` of `(RPMs)`); none for a unit (`Revenue (USD)`)."""
+    m = _ALIAS.search(label)
+    return m.group(1).lower() if m is not None and parse_unit(m.group(1)) is None else None
+
+
+def alias_position(label: str, text: str) -> int:
+    """Where lower-cased `text` says the label's name in capitals (`alias_of`), else -1."""
+    alias = alias_of(label)
+    m = re.search(rf"\b{alias}s?\b", text) if alias else None
+    return m.start() if m else -1
 
 
 MAX_GRAMS = 48
@@ -249,20 +268,30 @@ _ASKS_RATE = re.compile(r"\brates?\b")
 `rate`, the table's percent labels show it (`unemployment rate` → `Unemployed | Percent of labor force`)."""
 
 
-def _drop_loose_short_words(by_text: dict[str, dict[str, float]], qwords: list[tuple[str, str]]) -> None:
-    """A short question word that is a whole label itself (`CTR`) matches no other label as the
-    contraction of a longer word (`Competitor`): the table has its own label for it. A label that
-    shortens the word (`Yds` beside `Yards`) or spells it out (`statesc`, a footnote letter glued
-    on) still matches."""
+def _drop_loose_short_words(by_text: dict[str, dict[str, float]], qwords: list[tuple[str, str]],
+                            title: str) -> None:
+    """A short question word that is a whole label itself (`CTR`) or, of three letters, a word of the
+    title (`Net` of `A. Net ODA, USD million`) matches no other label as the contraction or truncation
+    of a longer word (`Competitor`, `Netherlands`): it is the table's own word. A label that shortens the word
+    (`Yds` beside `Yards`), spells it out (`statesa`: a plural, a footnote letter glued on) or
+    derives from it (`Taxable`) still matches."""
     short = {st: raw for raw, st in qwords if len(raw) <= 5}
-    stated = {st for text, m in by_text.items() if len(label_tokens(text)) == 1
-              for st, strength in m.items() if strength >= 1.0} & set(short)
+    titled = set(words(normalise_text(title)))
+    stated = ({st for text, m in by_text.items() if len(label_tokens(text)) == 1
+               for st, strength in m.items() if strength >= 1.0}
+              | {st for st, raw in short.items() if raw in titled and len(raw) <= 3}) & set(short)
     for text, m in by_text.items():
-        norm = normalise_text(text)
+        said = words(normalise_text(text))
         for st in [st for st, strength in m.items() if st in stated and strength < 1.0]:
             raw = short[st]
-            if raw not in norm and not any(len(w) <= len(raw) and w[0] == raw[0] for w in words(norm)):
+            if not any(w.startswith(raw) and (len(w) - len(raw) <= 2 or w[len(raw):] in _SUFFIXES)
+                       for w in said) and not any(len(w) <= len(raw) and w[0] == raw[0] for w in said):
                 del m[st]
+
+
+_SUFFIXES = frozenset(("able", "ables", "ation", "ations", "ment", "ments", "ing", "ings", "ers", "ion",
+                       "ions", "ity", "ive", "ives", "ally"))
+"""English endings a word takes on (`taxable` is `tax`, `Netherlands` no `net`)."""
 
 
 class Grounder:
@@ -289,6 +318,9 @@ class Grounder:
                   for m in _ASKED_YEAR_QUARTER.findall(self.qnorm)}
         if paired and len(self.q_years) == 1:  # `in Q2 than in Q1 2023`: Q2 of 2023 too
             paired |= {(next(iter(self.q_years)), p[1]) for p in self.q_periods if re.fullmatch(r"q[1-4]", p)}
+        elif paired:  # `fourth-quarter net revenue in fiscal 2024 … over the fourth quarter of fiscal
+            alone = self.q_years - {y for y, _ in paired}  # 2023`: the quarter of the year said apart too
+            paired |= {(y, p[1]) for y in alone for p in self.q_periods if re.fullmatch(r"q[1-4]", p)}
         self.q_year_quarters = frozenset(paired)
         """The quarters the question names with their years (`2023 Q4`, `the fourth quarter of 2023`)."""
         self.q_month_range = None if _FROM_MONTH.search(self.qnorm) else month_range(self.qnorm)
@@ -308,6 +340,9 @@ class Grounder:
         if self.spans_years:  # `the percentage growth in revenue from 2021 to 2023`: the words of
             self.qwords = [w for w in self.qwords if not _operation_word(w, question)]  # the change
             self.qtoks = {s for _, s in self.qwords}  # are the operation's, not a line's
+        elif ops.asks_growth(question) and not any(map(own_change, self.rows + self.cols)):  # `year-over-
+            self.qwords = [w for w in self.qwords if w[1] != "percent"]  # year ARR growth …, in percent`:
+            self.qtoks = {s for _, s in self.qwords}  # the rate's unit, not `Net revenue retention (%)`
         count = ops.count_condition(question)
         if count is not None and count.against == "stated":  # `how many terms had an incidence above
             self.qwords = [w for w in self.qwords if parse_number(w[0]) != count.bound]  # 10%`: the bound
@@ -331,7 +366,7 @@ class Grounder:
         self._excluding: set[str] = set()
         """Label texts that name a question word only as excluded (never matched, not even softly)."""
         by_text = {text: self._matches(text) for text in {n.text for n in label_nodes.values()}}
-        _drop_loose_short_words(by_text, self.qwords)
+        _drop_loose_short_words(by_text, self.qwords, graph.table.title or "")
         self._match: dict[int, dict[str, float]] = {nid: by_text[n.text] for nid, n in label_nodes.items()}
         self._match_periods(label_nodes)
         self._match_year_ends(label_nodes)
@@ -549,19 +584,23 @@ class Grounder:
     def _match_spelled_out(self, label_nodes: dict[int, Node]) -> None:
         """A label written as initials (`YTD`, `YoY`, `EPS`) the question spells out in consecutive
         words (`year to date`, `year-over-year`, `earnings per share`) matches their words and
-        counts as mentioned whole."""
+        counts as mentioned whole; initials among other words (`YTD Q3`) match them too."""
         said = re.findall(r"[a-z]+", self.qnorm)
         initials = "".join(w[0] for w in said)
         raws = {raw for raw, _ in self.qwords}
         for nid, n in label_nodes.items():
             text = n.text.strip()
-            if not _INITIALS.fullmatch(text) or (start := initials.find(text.lower())) < 0:
-                continue
-            spelled = said[start : start + len(text)]
-            stems = {st: 1.0 for raw, st in self.qwords if raw in spelled}
-            if sum(w in raws for w in spelled) >= 2:  # not `in total` for `IT`
-                self._also_match(nid, stems)
-                self._named_otherwise.add(nid)
+            whole = _INITIALS.fullmatch(text) is not None
+            shorts = [text] if whole else [w for w in re.findall(r"[A-Za-z]+", text)
+                                           if _INITIALS.fullmatch(w)]
+            for short in shorts:
+                if (start := initials.find(short.lower())) < 0:
+                    continue
+                spelled = said[start : start + len(short)]
+                if sum(w in raws for w in spelled) >= 2:  # not `in total` for `IT`
+                    self._also_match(nid, {st: 1.0 for raw, st in self.qwords if raw in spelled})
+                    if whole:
+                        self._named_otherwise.add(nid)
 
     def _keyed_words(self, label_nodes: dict[int, Node], corners: dict[int, Node]) -> None:
         """A question word a header over the row labels (`corners`) names, said before a number
@@ -672,7 +711,7 @@ class Grounder:
         """`the year-over-year change`, `12-month`, `annual` name a change column spanning twelve
         months (`Dec. 2023 to Dec. 2024`); `month-over-month`, `monthly` one spanning a month
         (`Nov. 2024 to Dec. 2024`): such a label matches the words that say the span."""
-        for rx, months in ((_YEARLY_CHANGE, 12), (_MONTHLY_CHANGE, 1)):
+        for rx, months in ((YEARLY_CHANGE, 12), (_MONTHLY_CHANGE, 1)):
             m = rx.search(self.qnorm)
             if m is None:
                 continue
@@ -738,7 +777,8 @@ class Grounder:
         text = _SIGN_ALTERNATIVE.sub(
             lambda m: m.group(0) if set(label_tokens(m.group(1))) & self.qtoks else "", text)
         unit = _UNIT_AFTER.search(text)  # `Beneficiaries, 2023 (000s)`, `Active accounts (millions,
-        if unit is not None and unit.start() > 0 and parse_unit(unit.group(1).split(",")[0]):  # period
+        if unit is not None and unit.start() > 0 and (parse_unit(unit.group(1)) or parse_unit(  # period
+                unit.group(1).split(",")[0])):  # (`(1,000 head)` whole)
             return text[:unit.start()]  # end)`: its unit is no word to say
         return text
 
@@ -772,13 +812,19 @@ class Grounder:
             # `credit card loans` names the row
         return self._mention(node, known)
 
+    def said_alias(self, label: str) -> bool:
+        """The question says, in capitals, the name in capitals a label gives itself in parentheses
+        (`CASM` of `Operating cost per ASM (CASM)`; no unit: `Revenue (USD)`)."""
+        alias = alias_of(label)
+        return alias is not None and re.search(rf"\b{alias.upper()}s?\b", self.q) is not None
+
     def _mention(self, node: Node, known: frozenset[str]) -> float:
         text = normalise_text(node.text)
         if not text:
             return 0.0
         if (len(text) > 2 and phrase_spans(self.qnorm, text)) or node.id in self._named_otherwise:
             return 1.0
-        if acronym(text) & self.qtoks:
+        if acronym(text) & self.qtoks or self.said_alias(node.text):
             return 1.0
         if self.q_month_range is not None and month_range(text) == self.q_month_range:
             return 1.0  # `Jan–Jun Total` for `issued January–June`
@@ -796,8 +842,8 @@ class Grounder:
             return float(dated in self.q_year_quarters)  # 2024 Q1`
         if self.q_periods and interim_period(text) in self.q_periods:
             return 1.0
-        if _ASKED_QUARTER.fullmatch(text.strip()):  # `Q1` is not named by `Q4 … tier 1`, `Q3` by
-            return float(bool(asked_periods(text) & self.q_periods))  # no `Level 3`
+        if _ASKED_QUARTER.fullmatch(without_status(text)):  # `Q1`, `Q4 (p)` is not named
+            return float(bool(asked_periods(text) & self.q_periods))  # by `Q4 … tier 1`, `Q3` by no `Level 3`
         polar = polar_label(text)
         if polar is not None:  # `No` has no content word: named only as `_match_polar` found
             return self.matched(node).get(polar, 0.0)
@@ -919,10 +965,10 @@ class Grounder:
                     or any(self.q_years <= set(YEAR.findall(n.text)) for n in ln.path))
                    and not self.points_of_percent(ln) for ln in lines):
                 return False
-            if int(last) - int(first) == 1 and any(gives_change(ln) and not _span_years(
-                    " ".join(n.text for n in ln.path)) for ln in across):
+            if int(last) - int(first) == 1 and any(not _span_years(" ".join(n.text for n in ln.path))
+                                                   for ln in self._changes_of_asked(across, generic=True)):
                 return False  # a change line of each period (`from previous year`) gives it
-            return any(first < y < last for y in years) or not any(map(self._asked_change, across))
+            return any(first < y < last for y in years) or not self._changes_of_asked(across)
         return False
 
     @functools.cached_property
@@ -965,9 +1011,20 @@ class Grounder:
         years = {y for n in line.path for y in _span_years(n.text)}
         return bool(years) and not self.q_years <= years
 
-    def _asked_change(self, line: Line) -> bool:
-        """A line giving a change whose labels name something the question asks besides the change."""
-        return gives_change(line) and bool((_path_tokens(line) - _CHANGE_STEMS - {"percent"}) & self.qtoks)
+    def _changes_of_asked(self, lines: list[Line], generic: bool = False) -> list[Line]:
+        """The lines giving a change of their own that name what the question asks besides the
+        change: every question word the best other line names (`percent change in rate for Canada`
+        for `the change in the rate for Canada`; not `Net increase (decrease) in cash` for
+        `operating cash flow`); with `generic`, also those naming nothing else (`% change`) or nothing
+        asked (`Total CSI > Percent change from previous year`, where no other line names more)."""
+        asked = self.qtoks - _CHANGE_STEMS - {"percent"}
+        changes = [ln for ln in lines if own_change(ln)]
+        others = [ln for ln in lines if not own_change(ln)]
+        named = max((_path_tokens(ln) & asked for ln in others), key=len, default=set())
+        return [ln for ln in changes if (named <= (words := _path_tokens(ln) & asked)
+                                         and (bool(words) or generic)) or (
+            generic and not {t for t in _path_tokens(ln) - _CHANGE_STEMS - _PERIOD_WORDS - {"percent"}
+                             if not YEAR.fullmatch(t)})]
 
     def explained_words(self) -> set[str]:
         """Question stems some label (or text cell) of the table matches."""
@@ -1148,6 +1205,23 @@ def gives_change(line: Line) -> bool:
     return bool(_CHANGE_STEMS & _path_tokens(line))
 
 
+def own_change(line: Line) -> bool:
+    """The line gives a change of its own: on a column, as `gives_change` (`Percent change in rate >
+    Males > percent`); on a row, a change word heads its own label or one over periods, spans or
+    units only (`% change`, `Change > August 2023 to August 2024`), not a section over named items
+    (`Changes in operating assets and liabilities:` > `Accounts receivable`, `Growth` > `ARR (end of
+    period)`) nor a label naming an item by a change (`Effect of exchange rate changes on cash`)."""
+    if line.axis == "col":
+        return gives_change(line)
+
+    def qualifier(m: Node, n: Node) -> bool:  # a period, unit or the change label's own word below it
+        return (is_period_label(m.text) or year_quarter(m.text) is not None or YEAR.search(m.text) is not None
+                or parse_unit(m.text) is not None or set(label_tokens(m.text)) <= set(label_tokens(n.text)))
+
+    return any(_CHANGE_STEMS & set(label_tokens(n.text)[:3]) and all(
+        qualifier(m, n) for m in line.path[i + 1:]) for i, n in enumerate(line.path))
+
+
 _LEVEL_POINTS = re.compile(r"(?<!percentage )(?<!percent )\bpoints?\b")
 """Points of a level (`index points`, `points`), not `percentage points`."""
 
@@ -1308,9 +1382,12 @@ def spelled_later(question: str, labels: list[str]) -> str:
 
 _RATIO_LABEL = re.compile(r"([a-z][a-z&'\s]*?)\s*(?:\bto\b|-to-)\s*([a-z][a-z&'\s-]*)")
 _ASKS_RATIO = re.compile(r"\b(?:ratios?|rates?|percent(?:age)?s?|shares?|coverage|per|times)\b|%")
+_FISCAL = r"(?:fy\s*|fiscal\s+(?:year\s+)?)?"
 _ASKED_YEAR_QUARTER = re.compile(
-    r"\b((?:19|20)\d\d)\s*:?\s*q([1-4])\b|\bq([1-4])\s*((?:19|20)\d\d)\b"
-    r"|\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+quarter\s+(?:of\s+)?((?:19|20)\d\d)\b")
+    rf"\b{_FISCAL}((?:19|20)\d\d)\s*:?\s*q([1-4])\b|\bq([1-4])\s*(?:of\s+)?{_FISCAL}((?:19|20)\d\d)\b"
+    rf"|\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+quarter\s+(?:of\s+)?{_FISCAL}((?:19|20)\d\d)\b")
+"""A quarter the question names with its year (`2023 Q4`, `Q4 FY2023`, `the fourth quarter of fiscal
+2023`)."""
 _LABEL_YEAR_QUARTER = re.compile(
     r"^((?:19|20)\d\d)\s*[:/-]?\s*q([1-4])$|^q([1-4])\s*[:/-]?\s*((?:19|20)\d\d)$")
 
@@ -1360,7 +1437,7 @@ _ASKED_MONTH = re.compile(
 """A month the question names: its name or abbreviation (`may` after `in`/`from`/… or before a number)."""
 
 
-_MONTH_RANGE = re.compile(
+MONTH_RANGE = re.compile(
     rf"\b({'|'.join(_MONTH_WORDS)})\.?\s*(?:[-–]|\bto\b|\bthrough\b)\s*({'|'.join(_MONTH_WORDS)})\b")
 """A span of months (`January–June`, `Jan-Jun`, `April through September`)."""
 _FROM_MONTH = re.compile(rf"\bfrom\s+(?:{'|'.join(_MONTH_WORDS)})\b")
@@ -1370,12 +1447,12 @@ _FROM_MONTH = re.compile(rf"\bfrom\s+(?:{'|'.join(_MONTH_WORDS)})\b")
 def month_range(text: str) -> tuple[int, int] | None:
     """The first and last month a span names (`January–June`, `Jan-Jun Total`, `April through
     September`), None without one."""
-    m = _MONTH_RANGE.search(normalise_text(text))
+    m = MONTH_RANGE.search(normalise_text(text))
     return None if m is None else (_MONTHS.index(m.group(1)[:3]) + 1, _MONTHS.index(m.group(2)[:3]) + 1)
 
 
 _EARLIER = r"(?:from|than|over) (?:a|one|the previous|the prior|the past) {}(?: earlier| ago)?"
-_YEARLY_CHANGE = re.compile(r"\b(?:year[- ]over[- ]year|y/y|yoy|(?:12|twelve)[- ]months?|annual|yearly|"
+YEARLY_CHANGE = re.compile(r"\b(?:year[- ]over[- ]year|y/y|yoy|(?:12|twelve)[- ]months?|annual|yearly|"
                             + _EARLIER.format("year") + r")\b")
 _MONTHLY_CHANGE = re.compile(r"\b(?:month[- ]over[- ]month|m/m|monthly|(?:one|1)[- ]month|"
                              + _EARLIER.format("month") + r")\b")
@@ -1448,6 +1525,14 @@ def label_date(text: str) -> tuple[str, int, int] | None:
 
 _INTERIM = re.compile(rf"\b(three|3|six|6|nine|9) months? ended ({'|'.join(_MONTH_WORDS)})\b")
 _QUARTER_END = {3: 1, 6: 2, 9: 3, 12: 4}
+_STATUS_AFTER = re.compile(rf"{STATUS_MARK}$")
+
+
+def without_status(text: str) -> str:
+    """A period's label without the status after its name (`Q4 (p)` → `Q4`, `Q3 (A)` → `Q3`)."""
+    return _STATUS_AFTER.sub("", text.strip())
+
+
 _ASKED_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]quarter)\b")
 _ASKED_HALF = re.compile(r"\b(?:h1|first[\s-]half|first six months)\b")
 _ASKED_NINE = re.compile(r"\bfirst nine months\b")
@@ -1534,6 +1619,8 @@ def question_position(g: Grounder, node: Node) -> int:
     if pos < 0:
         year = label_year(text)
         pos = g.qnorm.find(year if year is not None and year in g.q_years else text)
+    if pos < 0 and g.said_alias(node.text):  # `(CASM)`
+        pos = alias_position(node.text, g.qnorm)
     if pos < 0:
         first = next(iter(tokens(node.text)), "")
         pos = next((i for i, w in enumerate(g.qnorm.split()) if first and w.startswith(first)), 999) * 5

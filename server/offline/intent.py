@@ -50,6 +50,7 @@ from celltrace.server.offline.grounding import (
     Grounder,
     Plan,
     gives_change,
+    is_period_label,
     ranked_cells,
 )
 from celltrace.server.offline.lexicon import label_tokens, names_precision
@@ -118,7 +119,7 @@ def candidates(g: Grounder) -> list[Plan]:
     relative = _relative_for_amount(g)
     computed_change = relative and (not _change_line_names_span(g) or ops.asks_money(g.q)
                                     or points_of_a_percent_change(g))
-    names_change = best_cell_names(g, CHANGE_LABELS) and not g.spans_years and not relative
+    names_change = best_cell_names(g, CHANGE_LABELS, own=True) and not g.spans_years and not relative
     for op, test in (
         ("cagr", ops.asks_compound),
         ("growth", lambda q: ops.asks_growth(q) and not lookup_is_percent),
@@ -365,11 +366,15 @@ def _whole_on_other_line(g: Grounder, *best: Line) -> bool:
     whole = ops.share_whole(g.qnorm)
     said_words = set(label_tokens(whole)) if whole else set()
 
-    def named(line: Line) -> bool:
-        words = {t for n in line.path if label_unit(n.text) is None for t in label_tokens(n.text)}
+    def named(line: Line) -> bool:  # (its unit and period aside: `FY2024 > Contribution margin`)
+        words = {t for n in line.path if label_unit(n.text) is None and not is_period_label(n.text)
+                 for t in label_tokens(n.text)}
         return bool(words) and words <= said_words
 
     for line, lines in ((best[0], g.rows), (best[1], g.cols)):
+        if line.label is not None and set(label_tokens(line.label.text)) - {"percent"} and g.mention(
+                line.label) >= 0.9:  # the percentage line named itself (`% of FY plan used` for `what
+            continue  # percentage of its full-year plan … used`)
         if said_words and percentages([line], []) and not named(line) and any(
                 ln.index != line.index and ln.path and not percentages([ln], []) and named(ln)
                 for ln in lines):

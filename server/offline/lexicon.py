@@ -242,7 +242,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     initials = {m.replace(".", "") for m in _DOTTED.findall(normalise_text(label))}  # never contractions
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
-    coded = set(_CODED.findall(normalise_text(label)))  # `05HG001`: a code's letters abbreviate nothing
+    coded = set(_CODED.findall(normalise_text(label)))
+    every = re.findall(r"[a-z]+", normalise_text(label))  # `05HG001`: a code's letters abbreviate nothing
     bases = [base for lr in lraw if (base := _without_footnote_letter(lr, set(qraw)))]
     lstems |= {st for base in bases for _, st in _stem_pairs(base)}  # the word itself
     for raw, st in qwords:
@@ -255,18 +256,22 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
             out[st] = 0.8
             continue
         if not _is_unit(raw) and raw not in _RANKING and any(
-                ((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS)
+                ((abbreviates(short, raw) and lr not in initials and lr not in STOPWORDS
+                  and (lr not in _MONTH_SHORT or raw.startswith(_MONTH_SHORT[lr])))  # `Mar` is no `margin`
                  or abbreviates(raw, lr)) and not _superlative(lr, raw)
                 for lr in lraw if lr not in coded for short in {lr, _singular(lr)}):  # `acres` ~ acreage
             out[st] = 0.8
             continue
         if raw.isalpha() and 2 <= len(raw) <= 6 and not _is_unit(raw) and any(  # `MW` is no `municipal
-                _initials_in(a, lraw) for a in {raw, _singular(raw)}):  # waste`
+                _initials_in(a, lraw) or (len(a) >= 3 and a not in STOPWORDS and _initials_in(a, every))
+                for a in {raw, _singular(raw)}):  # waste`; `YTD` of `Year-to-Date`, its `to` too (no `not`
+            # of `no one to`)
             out[st] = 0.8
             continue
         if any(one_typo(raw, lr) for lr in lraw):
             out[st] = 0.8
-    for lr in lraw:  # label initials of consecutive question words: `asm` ~ available seat miles
+    plurals = [m.lower() for m in _PLURAL_INITIALS.findall(label)]  # `ASMs`: initials made plural
+    for lr in lraw + plurals:  # label initials of consecutive question words: `asm` ~ available seat miles
         if lr.isalpha() and 2 <= len(lr) <= 5:
             for i in range(len(qraw) - len(lr) + 1):
                 words = qraw[i : i + len(lr)]  # `men employed number` is not m-e-n: the word is asked itself
@@ -276,6 +281,11 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     return out
 
 
+_MONTH_SHORT = {m[:3]: m for m in ("january", "february", "march", "april", "june", "july", "august",
+                                    "september", "october", "november")} | {"sept": "september"}
+"""Months' short names (not `dec`, also `Inc./(Dec.)`): they shorten their month and no other word."""
+_PLURAL_INITIALS = re.compile(r"\b([A-Z]{2,5})s\b")
+"""Initials in capitals made plural by a small `s` (`ASMs`, `RPMs`)."""
 _RANKING = frozenset(("most", "least", "more", "less"))
 """Words of a ranking's direction: no label abbreviates them (`Mt. Ardent` is no `most`)."""
 _CODED = re.compile(r"(?<=\d)[^\W\d_]+(?=\d)")

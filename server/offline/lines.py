@@ -114,6 +114,24 @@ def is_nil(node: Node) -> bool:
     return is_nil_text(node.text)
 
 
+ACTUAL_LABEL = re.compile(r"(?:^|\s)(?:actuals?|current(?:[\s-]+year)?|cy|this[\s-]+year)\s*$")
+"""The line of actual (current) figures beside a budget, plan or prior year's (`Actual`, `H1
+Actual`, `CY`)."""
+_PRIOR_YEAR = r"(?:prior|previous|last)[\s-]+year\b|py\b"
+PRIOR_YEAR_LABEL = re.compile(_PRIOR_YEAR)
+"""A line of the prior year's figures (`Prior Year`, `PY`, `Last year`), matched at its start."""
+BENCHMARK_LABEL = re.compile(rf"^(?:[\w-]+\s+)?(?:budget|plan|target|goal|benchmark|{_PRIOR_YEAR})"
+                             r"(?:\s+[\w-]+)?\s*$")
+"""A line of figures the actual ones are measured against (`H1 Budget`, `Target`, `Prior year`; not
+a variance to it: `Over/(under) budget`, `% of budget`)."""
+
+
+VARIANCE_LABEL = re.compile(r"(?i)\s(?:vs\.?|versus)\s|\bover\s*/\s*\(?under\b"
+                            r"|\bfav(?:ou?rable)?\s*/\s*\(?unfav|\bbetter\s*/\s*\(?worse\b")
+"""A label comparing two lines (`Fcst vs Budget`, `2024 vs. 2023`, `Over/(under) budget`,
+`Fav/(Unfav)`): their difference, neither of them."""
+
+
 def is_aggregate(line: Line) -> bool:
     """A total line: its label says so (`Total`, `All ages`) or its figures add up its siblings'."""
     name = name_label(line)
@@ -304,8 +322,9 @@ _SHARE_OF = r"(?:\bshares?|\bpercent(?:age)?s?|\bproportions?|%)\s+of\s+"
 OF_WHOLE = re.compile(_SHARE_OF + r"(?:the\s+)?(total)\b")
 """A share's label naming its base (`Share of total (%)`, `% of total`): its `total` names the whole
 the line is a share of, not the line."""
-SHARE_BASE = re.compile(_SHARE_OF + r"(?:the\s+|all\s+)?([a-z][a-z ]*)")
-"""A percentage label's base: `Percent of employed`, `% of households`."""
+SHARE_BASE = re.compile(_SHARE_OF + r"(?:the\s+|all\s+)?([a-z][a-z ]*|(?:19|20)\d\d\b)")
+"""A percentage label's base: `Percent of employed`, `% of households`, another year's figure
+(`2024 as % of 2023`)."""
 
 
 _BALANCE = re.compile(r"^\s*(?:(?:beginning|ending|opening|closing)\s+)?balances?\b.*?\b((?:19|20)\d\d)\b",

@@ -48,8 +48,8 @@ def asked_measure(g: Grounder) -> tuple[str, Measure] | None:
     if not named:
         return stated
     name, measure = max(named, key=lambda mp: len(label_tokens(mp[0])))
-    if any(ln.label is not None and _says_measure(ln.label.text, name) for ln in g.rows + g.cols):
-        return None  # the table has the measure itself: a lookup
+    if any(_says_measure(n.text, name) for ln in g.rows + g.cols for n in ln.path):
+        return None  # the table has the measure itself (beside a unit column's `%` too): a lookup
     return name, stated[1] if stated is not None and measure.op == "percent_of" else measure
 
 

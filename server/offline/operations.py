@@ -70,7 +70,7 @@ plural nouns (`all sources showed increases from 2015 to 2016, how much in total
 DIFF_PHRASES = (
     "difference", "how much more", "how many more", "how much less", "how many fewer", "how much higher",
     "how much lower", "how much larger", "how much smaller", "how much greater", "gap", "minus",
-    *CHANGE_WORDS,
+    "lead over", "margin over", *CHANGE_WORDS,
 )
 MINUS = re.compile(r"\bminus\b|\([^()]*\w\s+less\s+\w[^()]*\)")
 """A difference asked outright between two named figures (`receipts minus payments`, `(Tier 1 capital
@@ -325,7 +325,8 @@ _COUNT = re.compile(r"^\s*(?:(?:in|during|for|as\s+of|at|by|within|among|outside
                     r"except(?:\s+for)?|other\s+than|apart\s+from|aside\s+from|leaving\s+(?:out|aside))"
                     r"\s+[^,?]{1,40},\s*)?(?:(?:in|with|for)\s+)?"
                     r"how\s+many\s+(?:of\s+(?:the|these|those)\s+(?:(?:top|bottom|first|last|largest)\s+)?(?:\d+\s+)?)?"
-                    r"(?:(?:listed|selected|major|individual)\s+)?"
+                    r"(?:(?:fy\s*|fiscal\s+)?(?:19|20)\d\d\s+)?"  # `in how many FY2024 quarters`
+                    r"(?:(?:listed|selected|major|individual|individually\s+(?:listed|named|shown))\s+)?"
                     rf"(?:(?P<modifier>{_MODIFIER}(?:\s+{_MODIFIER}){{0,2}}?)\s+)??"
                     rf"{_NOT_PLURAL}([a-z]+s)\b(?:\s+{_NOT_PLURAL}([a-z]+s)\b)?")
 """`how many provinces`, `in how many years`, `with how many of the individual countries`, `In
@@ -375,6 +376,8 @@ _LINE_BOUND = re.compile(r"\b(more|higher|longer|greater|larger|bigger|lower|les
 """A member's figure against its own figure on another line (`than the male one`, `a lower assessed
 value on the 2024 roll than on the 2023 roll`, `their revised budget`, `beat budget`); the words after
 it name that line (`Count.reference`)."""
+_MET_OR = re.compile(r"\b(?:met|meet|meets|matched|match|equall?ed|equals?)\s+or\s+(?:beat|exceed|surpass)")
+"""`met or beat their target`: a figure equal to the other line's counts too."""
 _IN_HOW_MANY = re.compile(r"^\s*in\s+how\s+many\b")
 _THAN_EARLIER = re.compile(
     r"\b(?:(more|higher|greater|larger|bigger|lower|less|fewer|smaller)\b[^?]*?\bthan|(above|below|under))"
@@ -446,7 +449,7 @@ def count_condition(question: str) -> Count | None:
         # longer than the male one`: against that line (`how many minutes … more than women` asks a
         # difference; `in how many months … beat budget` counts months)
         way = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        return Count(noun, _side(way), 0.0, "line", q[m.end():])
+        return Count(noun, _side(way), 0.0, "line", q[m.end():], inclusive=bool(_MET_OR.search(q)))
     if _FELL.search(q):
         return Count(noun, "below", 0.0, "change")
     if _ROSE.search(q):
@@ -639,9 +642,11 @@ def asks_amount_not_choice(question: str) -> bool:
     return (amount and not asks_label(q) and direction(q) is None) or "respectively" in words(q)
 
 
-ASKED_CATEGORY = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)(?:\s+or\s+([^\W\d_]+))?")
-"""`which gender …`, `what province …`: the noun names the category of the answer, not a cell
-constraint (an embedding of it matches the category's members unevenly: `gender` ~ `males`)."""
+ASKED_CATEGORY = re.compile(
+    r"\b(?:which|what)\s+(?:(?:fy\s*|fiscal\s+)?(?:19|20)?\d\d\s+)?([^\W\d_]+)(?:\s+or\s+([^\W\d_]+))?")
+"""`which gender …`, `what province …`, `which FY2024 quarter`: the noun names the category of the
+answer, not a cell constraint (an embedding of it matches the category's members unevenly: `gender` ~
+`males`)."""
 
 
 def asked_category(question: str) -> str | None:

@@ -14,6 +14,7 @@ from celltrace.server.offline.grounding import (
     ASKS_CHANGE,
     YEAR,
     YEAR_SPAN_LABEL,
+    YEARLY_CHANGE,
     Grounder,
     Plan,
     gives_change,
@@ -35,7 +36,10 @@ from celltrace.server.offline.lexicon import (
     same_word,
 )
 from celltrace.server.offline.lines import (
+    ACTUAL_LABEL,
     AGGREGATE_LABEL_WORDS,
+    BENCHMARK_LABEL,
+    VARIANCE_LABEL,
     Line,
     has_value,
     is_aggregate,
@@ -50,7 +54,7 @@ from celltrace.shared.graph import words as label_words
 from celltrace.shared.headers import indent_of
 from celltrace.shared.numbers import is_year_text
 from celltrace.shared.numstyle import NumStyle
-from celltrace.shared.units import SCALE_FACTORS, label_unit
+from celltrace.shared.units import SCALE_FACTORS, is_sample_size, label_unit
 
 
 # ---- argmax / pair ------------------------------------------------------------------------------
@@ -161,12 +165,15 @@ def _varying(g: Grounder, axis: str, fixed_lines: list[Line]) -> Line:
     figure (a `Total` column of 100 % beside the distribution's classes) for one nearly as well
     grounded where they differ. A change asked between two named years ranks on a line giving the
     change when there is one (`largest dollar increase in paid claims from FY2022 to FY2023` on
-    `Change ($)`, not on `Paid FY2022`)."""
+    `Change ($)`, not on `Paid FY2022`), as does one asked year over year (on `Y/Y`)."""
     ranked = g.best(fixed_lines)
-    if ASKS_CHANGE.search(g.qnorm) and len(g.q_years) == 2:
+    yearly = YEARLY_CHANGE.search(g.qnorm) is not None
+    if ASKS_CHANGE.search(g.qnorm) and (len(g.q_years) == 2 or yearly):
         changes = [ln for _, ln in ranked if gives_change(ln)]
-        if changes:
-            return changes[0]
+        said = [ln for ln in changes
+                if yearly and any(YEARLY_CHANGE.search(normalise_text(n.text)) for n in ln.path)]
+        if said or changes:  # (`declined the most year over year`: on `% Change > Y/Y`, not `Q/Q`)
+            return (said or changes)[0]
     top, best = ranked[0]
     for score, line in ranked:
         if score < top - VARYING_MARGIN:
@@ -411,7 +418,7 @@ def _members(g: Grounder, lines: list[Line], noun: str | None = None, relative: 
     units = Counter(label_unit(node.text) for node, _ in members)
     common = units.most_common(1)[0][0] if units else None  # `Net generation (GWh)` below fuel shares
     return [m for m in members
-            if not is_aggregate_label(m[0]) and m[0].id not in wholes
+            if not is_aggregate_label(m[0]) and m[0].id not in wholes and not is_sample_size(m[0].text)
             and not (totalled and _adjusts(m[0], m[1], every))
             and (relative or label_unit(m[0].text) in (None, common))] or members
 
@@ -492,12 +499,12 @@ def member_values(g: Grounder, axis: str, fixed: Line, noun: str | None = None) 
     (`outside postpaid`). `noun` (a stem): what the members are, when no which-question names
     it (`how many lines of business`: the labels under `Line of business`, not their `Segment`)."""
     every = g.rows if axis == "row" else g.cols
-    pool = every
+    pool = _named_only(g, every)
     omitted = _omitted(g)
     if omitted:  # `not counting other expenses and the total`, `outside postpaid`: the members the
-        pool = [ln for ln in every if not any(  # question leaves out, or their group
+        pool = [ln for ln in pool if not any(  # question leaves out, or their group
             (toks := set(label_tokens(n.text))) and toks <= omitted
-            and (n is ln.label or not is_period_label(n.text)) for n in ln.path)] or every
+            and (n is ln.label or not is_period_label(n.text)) for n in ln.path)] or pool
     grouped = under_named_group(g, pool)  # `within the United States`: its areas, not the line over
     labels = {ln.label.id for ln in pool if ln.label is not None}  # them (a group label heading a line
     group_heads = {n.id for ln in grouped for n in ln.path[:-1]}  # of its own; other groups: below)
@@ -686,6 +693,23 @@ def _omitted(g: Grounder) -> set[str]:
     return set(label_tokens(phrase))
 
 
+def _named_only(g: Grounder, lines: list[Line]) -> list[Line]:
+    """`lines` less the residual ones (`Other States`, `All other`) when the question asks for the
+    members listed by name (`the soft red winter states listed individually`)."""
+    if not _INDIVIDUALLY.search(g.qnorm):
+        return lines
+    named = [ln for ln in lines if ln.label is None or not _RESIDUAL.match(normalise_text(ln.label.text))]
+    return named or lines
+
+
+_INDIVIDUALLY = re.compile(
+    r"\b(?:listed|named|shown)\s+(?:individually|separately|by\s+name)\b|\bindividually\s+(?:listed|named|shown)\b"
+    r"|\bindividual\s+(?:states|countries|provinces|regions|districts|cities|members|items|lines|companies)\b")
+"""Members listed by name (`the soft red winter states listed individually`): no residual line."""
+_RESIDUAL = re.compile(r"(?:all\s+)?others?\b|rest\s+of\b|remaining\b")
+"""A residual line (`Other States`, `All other`, `Rest of world`)."""
+
+
 def _kept(g: Grounder, lines: list[Line]) -> list[Line]:
     """`lines` less those whose own label the question leaves out (all of them when it leaves out
     every one)."""
@@ -720,13 +744,11 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
     """`which tax source had the largest dollar decline between FY2023 and FY2024`, `which segment's
     revenue declined between 2022 and 2024`: the change of every member from the earlier named year's
     line to the later's (a relative change when a percent is asked), ranked in the question's
-    direction, or the one member that moved the asked way when it names none. None when a line of the
-    table gives the change, or the two years are not two lines of one axis."""
+    direction, or the one member that moved the asked way when it names none. None when a line beside
+    the years gives the change, or the two years are not two lines of one axis."""
     if not (ops.asks_ranked_label(g.q) and ASKS_CHANGE.search(g.qnorm)) or len(g.q_years) != 2 or (
             (ops.top_k(g.q) or 1) > 1 and not _AMONG_TOP.match(g.qnorm)):  # `the top 2 groups`: several
         return None  # members, ranked elsewhere (not `Among the top 15 institutions, which …`)
-    if any(gives_change(ln) and _spans(ln, g.q_years) for ln in g.rows + g.cols):
-        return None
     for axis, lines in (("col", g.cols), ("row", g.rows)):
         by_year: dict[str, Line] = {}
         for _, ln in g.best(lines):  # the best-grounded line of each year (`FY 2023 > All R&D`)
@@ -735,6 +757,8 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
                 by_year[year] = ln
         if len(by_year) != 2:
             continue
+        if any(gives_change(ln) and _spans(ln, g.q_years) for ln in lines):  # a change line beside the
+            return None  # years gives it (a member named by a change, `Value of inventory change`, does not)
         earlier, later = (by_year[y] for y in sorted(by_year))
         members = "row" if axis == "col" else "col"
         before = {label.id: value for value, label, _ in member_values(g, members, earlier)}
@@ -742,8 +766,9 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
         vals = [((value - before[label.id]) / abs(before[label.id]) if relative else value - before[label.id],
                  label, node) for value, label, node in member_values(g, members, later)
                 if label.id in before and (before[label.id] or not relative)]
-        noun = frozenset({g.asked_noun} if g.asked_noun else ())  # `tax` of `which tax source` names
-        if len(vals) < 2 or any(g.mention(label, noun) >= NAMED_MEMBER for _, label, _ in vals):  # none
+        noun = frozenset({g.asked_noun} if g.asked_noun else ()) | _category_words(g.qnorm)  # `tax` of
+        # `which tax source`, `expense` of `which operating expense item` names no member
+        if len(vals) < 2 or any(g.mention(label, noun) >= NAMED_MEMBER for _, label, _ in vals):
             return None
         want = ops.direction(g.q)
         if want == "max" and _LOST_MOST.search(g.qnorm):  # `lost the most … between 2022 and 2024`: the
@@ -762,6 +787,18 @@ def solve_ranked_change(g: Grounder) -> Plan | None:
                     f"{len(vals)} {members}s", rows, cols,
                     stats={"rank_gap": gap, "rank_ties": float(ties), "rank_members": float(len(vals))})
     return None
+
+
+def _category_words(question: str) -> frozenset[str]:
+    """The stems of the words naming the asked category up to its verb (`which operating expense item
+    increased`: `oper`, `expens`, `item`)."""
+    m = _CATEGORY_PHRASE.match(question)
+    return frozenset(label_tokens(m.group(1))) if m else frozenset()
+
+
+_CATEGORY_PHRASE = re.compile(
+    r"^\s*(?:in\s+)?(?:which|what)\s+((?:(?!(?:had|has|have|was|were|is|are|did|does|do|saw)\b)[a-z-]+(?<!ed)\s+){1,4})")
+"""`which operating expense item increased`: the words before the verb (auxiliaries, `-ed`)."""
 
 
 def _spans(line: Line, years: frozenset[str]) -> bool:
@@ -842,7 +879,7 @@ def solve_count(g: Grounder) -> Plan | None:
     noun, way, bound, against, reference, scale, inclusive, percent = condition
     earlier: Line | None = None  # a named year each member's figure is compared with
     if against == "line":
-        return _count_against_line(g, way, reference)
+        return _count_against_line(g, way, reference, inclusive)
     ref: Line | None = None
     if against == "aggregate":  # the members are the reference line's siblings
         said = set(label_tokens(reference))
@@ -910,8 +947,7 @@ def solve_count(g: Grounder) -> Plan | None:
     if scale and unit is not None:  # 6,000,000 of them (figures of an unread unit: as said)
         table_scale = next((s for s in SCALE_FACTORS if s in unit), None)
         bound *= SCALE_FACTORS[scale] / (SCALE_FACTORS[table_scale] if table_scale else 1.0)
-    met = [(label, node) for value, label, node in vals
-           if (value > bound if way == "above" else value < bound) or (inclusive and value == bound)]
+    met = [(label, node) for value, label, node in vals if _beyond(value, bound, way, inclusive)]
     return _count_plan(g, met, vals, [fixed], f"{axis}s {'at or ' * inclusive}{way} {bound:,.15g}",
                        [value - bound for value, _, _ in vals])
 
@@ -930,6 +966,11 @@ def _group_words(g: Grounder, axis: str, label: Node, node: Node) -> set[str]:
     Basin`): words a question restricting the count to that group says of every member."""
     path = g.h.row_path(node) if axis == "row" else g.h.col_path(node)
     return {t for n in path if n.id != label.id for t in label_tokens(n.text)}
+
+
+def _beyond(value: float, bound: float, way: str, inclusive: bool) -> bool:
+    """`value` is beyond `bound` the `way` asked (`above`/`below`), or at it when `inclusive`."""
+    return (value > bound if way == "above" else value < bound) or (inclusive and value == bound)
 
 
 def _count_plan(g: Grounder, met: list[tuple[Node, Node]], vals: list[Ranked], lines: list[Line],
@@ -955,27 +996,75 @@ def _named_line(g: Grounder, line: Line) -> float:
     return min(1.0, 0.4 + 0.6 * g.mention(line.label)) if line.label else 0.4
 
 
-def _count_against_line(g: Grounder, way: str, after: str) -> Plan | None:
+def _count_against_line(g: Grounder, way: str, after: str, inclusive: bool = False) -> Plan | None:
     """`In how many age groups was the female stay longer than the male one`: two lines the question
     names on one axis (`compose.operand_pair`), the one named after the comparison (`than the male
     one`, `their 2019 level`) the reference; the members of the other axis whose figure on the
     first is beyond their figure on the reference are counted."""
+    actual = _actual_beside(g)
+    if actual is not None:
+        return _count_beyond(g, way, *actual, inclusive)
+    own = _against_own_benchmark(g, way, inclusive)
+    if own is not None:
+        return own
     grounded = compose.operand_pair(g)
     found = (grounded[0], grounded[1]) if grounded is not None else _named_years(g)  # `their 2019
     if found is None:  # level in 2023`: the two named years' lines
         return None
     axis, pair = found
     cut = len(g.qnorm) - len(normalise_text(after))
-    said = {ln.index: compose.position(g, own) if (own := _own_node(ln, pair)) else 999 for ln in pair}
+    said = {ln.index: compose.position(g, own) if (own := _own_node(g, ln, pair)) else 999 for ln in pair}
     ref = min(pair, key=lambda ln: (said[ln.index] < cut, said[ln.index]))  # first said after it
-    return _count_beyond(g, way, axis, next(ln for ln in pair if ln is not ref), ref)
+    return _count_beyond(g, way, axis, next(ln for ln in pair if ln is not ref), ref, inclusive)
 
 
-def _own_node(line: Line, pair: list[Line]) -> Node | None:
+def _actual_beside(g: Grounder) -> tuple[str, Line, Line] | None:
+    """`how many cost centres spent more than their H1 budget`: the one line the question names whole
+    on an axis, a benchmark (`H1 Budget`, `Target`, `Plan`), and the actual figures' line beside it
+    (`H1 Actual`): (axis, actual, benchmark)."""
+    for axis, lines in (("col", g.cols), ("row", g.rows)):
+        named = [(ln, ln.label) for ln in lines if ln.label is not None and g.mention(ln.label) >= 0.99
+                 and not VARIANCE_LABEL.search(ln.label.text)]  # (not `Over/(under) budget`)
+        actual = [ln for ln in lines if len(named) == 1 and ln.parent_ids == named[0][0].parent_ids
+                  and ln.label is not None and ACTUAL_LABEL.search(normalise_text(ln.label.text))]
+        if len(actual) == 1 and BENCHMARK_LABEL.search(normalise_text(named[0][1].text)):
+            return axis, actual[0], named[0][0]
+    return None
+
+
+def _against_own_benchmark(g: Grounder, way: str, inclusive: bool) -> Plan | None:
+    """`In how many FY2024 quarters did NPS meet or beat its FY2024 target`: the counted members
+    (`Q1` … `Q4` under `FY2024`) and the benchmark line the question names whole (`FY2024 Target`)
+    on one axis; each member's figure on the best line of the other against the benchmark's."""
+    noun = ops.counted_noun(g.q)
+    stem = next(iter(tokens(noun)), None) if noun else None
+    for axis, lines, other in (("col", g.cols, g.rows), ("row", g.rows, g.cols)):
+        named = [ln for ln in lines if ln.label is not None and g.mention(ln.label) >= 0.99
+                 and BENCHMARK_LABEL.search(normalise_text(ln.label.text))]
+        if stem is None or len(named) != 1 or not names_members(g, axis, lines, stem):
+            continue
+        bench, fixed = named[0], g.best(other)[0][1]
+        cell = value_cell(g.graph, fixed, bench) if axis == "col" else value_cell(g.graph, bench, fixed)
+        ref = g.number(cell)
+        vals = [v for v in member_values(g, axis, fixed, stem) if v[1] is not bench.label]
+        if ref is None or len(vals) < 2:
+            continue
+        met = [(label, node) for value, label, node in vals if _beyond(value, ref.value, way, inclusive)]
+        return _count_plan(g, met, vals, [fixed, bench], f"{axis}s {way} the benchmark line",
+                           [value - ref.value for value, _, _ in vals])
+    return None
+
+
+def _own_node(g: Grounder, line: Line, pair: list[Line]) -> Node | None:
     """The first label on `line`'s path that the other lines of `pair` do not share (`Women` over
-    `Median base` beside `Men` over `Median base`), else its own label."""
+    `Median base` beside `Men` over `Median base`), the first the question names whole if any and
+    the other lines show no label of its text (`FY2023`, not `Actual on-time performance` over it;
+    not `2024` under each group), else its own label."""
     shared = {n.id for other in pair if other is not line for n in other.path}
-    return next((n for n in line.path if n.id not in shared), line.label)
+    texts = {normalise_text(n.text) for other in pair if other is not line for n in other.path}
+    own = [n for n in line.path if n.id not in shared]
+    return next((n for n in own if g.mention(n) >= 0.99 and normalise_text(n.text) not in texts),
+                next(iter(own), line.label))
 
 
 def _named_years(g: Grounder) -> tuple[str, list[Line]] | None:
@@ -995,17 +1084,17 @@ def _named_years(g: Grounder) -> tuple[str, list[Line]] | None:
     return None
 
 
-def _count_beyond(g: Grounder, way: str, axis: str, line: Line, ref: Line) -> Plan | None:
+def _count_beyond(g: Grounder, way: str, axis: str, line: Line, ref: Line, inclusive: bool = False
+                  ) -> Plan | None:
     """The members of the other axis than `axis` whose figure on `line` is beyond (`way`) their
-    figure on `ref`."""
+    figure on `ref`, or equal to it when `inclusive` (`met or beat their target`)."""
     members = "row" if axis == "col" else "col"
     against = {label.id: value for value, label, _ in member_values(g, members, ref)}
     vals = [(value, label, node) for value, label, node in member_values(g, members, line)
             if label.id in against]
     if len(vals) < 2:
         return None
-    met = [(label, node) for value, label, node in vals
-           if (value > against[label.id] if way == "above" else value < against[label.id])]
+    met = [(label, node) for value, label, node in vals if _beyond(value, against[label.id], way, inclusive)]
     return _count_plan(g, met, vals, [line, ref], f"{members}s {way} their figure on the other line",
                        [value - against[label.id] for value, label, _ in vals])
 
