@@ -491,10 +491,11 @@ _RATE_WORDS = frozenset(_words("rate ratio"))
 """Question word stems that may ask a percentage or not (`homicide rate` per 100,000)."""
 _PERCENT_UNIT = frozenset(_words("percent percentage"))
 """Caption word stems declaring the figures percentages (`Units: percent`)."""
-_HOW_MANY = re.compile(r"\bhow many\b(?!\s+(?:percent(?:age)?|points?|basis|times|cents?|dollars|euros|pounds"
-                       r"|(?:thousand|million|billion)s?)\b)")
+_HOW_MANY = re.compile(r"(?<!\bin )\bhow many\b(?!\s+(?:of|percent(?:age)?|points?|basis|times|cents?|dollars"
+                       r"|euros|pounds|(?:thousand|million|billion)s?)\b)")
 """`how many forest fires`: a number is asked (`Number of forest fires`, not `Area burned`); not `how
-many percentage points`, `how many dollars` (a unit's amount)."""
+many percentage points`, `how many dollars` (a unit's amount), nor members counted (`in how many of
+the age groups`)."""
 
 
 def _own_caption(block: Block) -> tuple[int, ...]:

@@ -227,3 +227,87 @@ def test_a_member_named_by_a_change_is_no_change_line_and_category_words_name_no
     expense item` names no member (`Rent and other expenses`); `expanded` asks a change."""
     plan, _ = run(FARM, question)
     assert plan.answer == [answer]
+
+
+HEALTH = Table(text=[
+    ["Age group", "2019", "", "", "2023", "", ""],
+    ["", "Men", "Women", "Total", "Men", "Women", "Total"],
+    ["18–29", "7.2", "9.1", "8.1", "8.4", "11.6", "10.0"],
+    ["30–44", "9.8", "11.4", "10.6", "10.9", "13.2", "12.0"],
+    ["45–64", "16.3", "17.0", "16.7", "17.1", "17.8", "17.5"],
+    ["65–74", "22.4", "21.1", "21.7", "21.0", "20.6", "20.8"],
+    ["All adults 18+", "13.9", "15.2", "14.6", "14.8", "16.3", "15.6"],
+], merges=[(0, 0, 1, 0), (0, 1, 0, 3), (0, 4, 0, 6)],
+    title="Adults reporting fair or poor health, by age group and sex (percent)")  # fmt: skip
+
+
+def test_averaging_the_members_a_question_opens_with() -> None:
+    plan, _ = run(HEALTH, "Averaging the four age groups, what was the fair/poor health rate among women in "
+                          "2023?")
+    assert (plan.operation, plan.answer) == ("average", ["15.8"])
+
+
+STAFF = Table(text=[
+    ["Theme / statement", "2023", "2024", "Civil service benchmark (% favourable)"],
+    ["", "% Favourable", "% Favourable", ""],
+    ["LEADERSHIP", "", "", ""],
+    ["Senior leaders communicate a clear vision", "44%", "49%", "52%"],
+    ["I have confidence in senior leaders", "38%", "41%", "47%"],
+    ["My manager gives me useful feedback", "69%", "71%", "70%"],
+    ["PAY AND BENEFITS", "", "", ""],
+    ["I feel fairly paid", "31%", "29%", "38%"],
+], merges=[(0, 0, 1, 0), (0, 3, 1, 3)])  # fmt: skip
+
+
+def test_members_are_counted_against_a_benchmark_column_beside_them() -> None:
+    plan, _ = run(STAFF, "How many of the Leadership statements scored below the civil service benchmark in "
+                         "2024?")
+    assert (plan.operation, plan.answer) == ("count", ["2"])
+
+
+OUTLOOK = Table(text=[
+    ["Expected situation", "2021", "2022", "2023", "2024"],
+    ["Net: better off", "36.5", "26.5", "30.6", "34.1"],
+    ["Net: worse off", "22.1", "34.5", "29.1", "24.1"],
+    ["Total, all adults", "100.0", "100.0", "100.0", "100.0"],
+], title="Expected change in household financial situation over the next 12 months (percent)")  # fmt: skip
+
+
+def test_a_change_in_points_between_two_years_whatever_the_title_says() -> None:
+    """The title's `change` is the survey's subject; a change in points between two year columns is
+    their difference."""
+    plan, _ = run(OUTLOOK, "By how many percentage points did the Net: worse off share change between 2022 "
+                           "and 2024?")
+    assert plan.answer == ["-10.4"]
+
+
+WAVES = Table(text=[
+    ["Survey wave", "Total approve", "Total disapprove"],
+    ["Jan 2023", "44", "51"],
+    ["Apr 2023", "42", "53"],
+    ["Jan 2024", "41", "54"],
+    ["Oct 2024 (p)", "40", "55"],
+])  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("By how many points did total approval change from the Jan 2023 wave to the Oct 2024 wave?", "-4"),
+    ("Average total approve across the two 2023 waves?", "43"),
+])
+def test_a_month_named_with_its_year_and_waves_counted_in_a_year(question: str, answer: str) -> None:
+    """`Jan 2023 … Oct 2024` names no `Jan 2024`; `the two 2023 waves` are the waves of 2023."""
+    plan, _ = run(WAVES, question)
+    assert plan.answer == [answer]
+
+
+CPI = Table(text=[
+    ["Component", "Jan 2024", "Feb 2024", "Mar 2024", "Jun 2024"],
+    ["Food", "158.1", "158.4", "158.9", "159.3"],
+    ["Clothing and footwear", "95.1", "96.0", "97.2", "97.9"],
+])  # fmt: skip
+
+
+def test_a_month_said_without_its_year_takes_the_year_said_with_another() -> None:
+    """`between January and June 2024` names `Jan 2024`: only months each said with a year are paired."""
+    plan, _ = run(CPI, "By how many index points did the food index rise between January and June 2024?")
+    assert plan.answer == ["1.2"]

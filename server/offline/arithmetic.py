@@ -351,7 +351,7 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
         members = _same_measure(g, members, best)
         count = every.group(1) if every else None
         if count is not None and count != "all":  # `over the six months`: the months (not `H1 Actual`)
-            members = _periods_counted(members, int(CARDINALS.get(count, count)))
+            members = _periods_counted(g, members, int(CARDINALS.get(count, count)))
         counted = count is not None and count != "all" and int(CARDINALS.get(count, count)) == len(members)
         if (op == "average" or every) and not (_over_a_span(g, members) or len(spans) == 1 or counted or (
                 op == "average" and (by_group or _per_member(g, axis, members)))):
@@ -364,12 +364,21 @@ def solve_multi(g: Grounder, op: ops.Op) -> Plan | None:
     return None
 
 
-def _periods_counted(lines: list[Line], count: int) -> list[Line]:
+def _periods_counted(g: Grounder, lines: list[Line], count: int) -> list[Line]:
     """Of lines beside other columns (`Jul` … `Dec` beside `H1 Actual`, `H1 Budget`), the period
-    lines of one kind (months, or years) when as many as the question counts; else `lines`."""
-    kinds = ([ln for ln in lines if ln.label is not None and label_month(ln.label.text) is not None],
+    lines of one kind (months, or years) when as many as the question counts, months of the years it
+    names first (`the four 2023 waves` of eight); else `lines`."""
+    months = [(ln, month) for ln in lines if (month := _month_of_line(ln)) is not None]
+    kinds = ([ln for ln, (_, year) in months if year in g.q_years], [ln for ln, _ in months],
              [ln for ln in lines if ln.label is not None and is_year_text(ln.label.text)])
     return next((kind for kind in kinds if len(kind) == count), lines)
+
+
+def _month_of_line(line: Line) -> tuple[int, str | None] | None:
+    """The month (and year) a line's labels date it by, the innermost dated one first (`Jan 2023` over
+    its fieldwork dates `Jan 9–15`)."""
+    found = [month for n in reversed(line.path) if (month := label_month(n.text)) is not None]
+    return next((m for m in found if m[1] is not None), next(iter(found), None))
 
 
 def _without_parents(lines: list[Line]) -> list[Line]:
@@ -778,9 +787,11 @@ def _per_member(g: Grounder, axis: str, members: list[Line]) -> bool:
 
 
 _EACH_MEMBER = re.compile(r"\beach\s+of\s+(?:the|its|their|these|those)\s+((?:[a-z-]+\s+){0,3}[a-z]+)"
-                          r"|\bdid\s+each\s+((?:[a-z-]+\s+){0,3}?[a-z]+)\s+(?:have|get|receive|spend|earn|record)\b")
-"""`each of the light rail lines`, `did each Corporate division department have`: the members (a few
-words); not `the workers each enterprise hires` (a rate per enterprise)."""
+                          r"|\bdid\s+each\s+((?:[a-z-]+\s+){0,3}?[a-z]+)\s+(?:have|get|receive|spend|earn|record)\b"
+                          r"|^\s*averaging\s+(?:over\s+|across\s+)?(?:the|all)\s+(?:\w+\s+)?((?:[a-z-]+\s+){0,2}?[a-z]+s)\b")
+"""`each of the light rail lines`, `did each Corporate division department have`, `Averaging the five
+age groups, …`: the members (a few words); not `the workers each enterprise hires` (a rate per
+enterprise)."""
 
 
 def names_span_ends(g: Grounder) -> bool:

@@ -313,6 +313,10 @@ class Grounder:
         """The question's words as written (a code such as `4f` is one)."""
         self.q_years = frozenset(YEAR.findall(self.qnorm))
         self.q_months = frozenset(_MONTHS.index("".join(m)[:3]) + 1 for m in _ASKED_MONTH.findall(self.qnorm))
+        self.q_month_years = frozenset((_MONTHS.index(m[:3]) + 1, y)
+                                       for m, y in _MONTH_WITH_YEAR.findall(self.qnorm))
+        """The months the question names with their years (`Jan 2023`, `October 2024`); when every
+        month named has its own, a month label of another pairing is not named (`Jan 2024`)."""
         self.q_periods = asked_periods(self.qnorm)
         paired = {(m[0] or m[3] or m[5], m[1] or m[2] or str(_ORDINAL[m[4]]))
                   for m in _ASKED_YEAR_QUARTER.findall(self.qnorm)}
@@ -831,8 +835,10 @@ class Grounder:
         month = label_month(text)
         if month is not None and self.q_months:  # `Mar-21` for `in March 2021`, not for `in 2021`
             year_fits = month[1] is None or not self.q_years or month[1] in self.q_years
-            if month[0] in self.q_months and year_fits:
-                return 1.0
+            paired = (len({m for m, _ in self.q_month_years}) < len(self.q_months) or month[1] is None
+                      or month in self.q_month_years)  # (each month said with its year)
+            if month[0] in self.q_months and year_fits and paired:  # (`Jan 2024` is not named by
+                return 1.0  # `from Jan 2023 to Oct 2024`)
         elif label_year(text) in self.q_years:
             day = _MONTH_DAY.search(text)  # `June 30, 2024` is not named by `September 30, 2024`
             if day is None or not self.q_months or _MONTHS.index(day.group(1)) + 1 in self.q_months:
@@ -954,8 +960,9 @@ class Grounder:
         has no cell for it) or no yearly change line across them is about what is asked (`percent
         change in rate for Canada from previous year` answers `the change in the rate for Canada
         from 2015 to 2016`)."""
-        if len(self.q_years) != 2 or _CHANGE_STEMS & set(label_tokens(self.graph.table.title or "")):
-            return False
+        if len(self.q_years) != 2 or (_CHANGE_STEMS & set(label_tokens(self.graph.table.title or ""))
+                                      and not ops.POINTS.search(self.qnorm)):  # (a change in points is
+            return False  # one between the two years' figures, whatever the title says)
         first, last = sorted(self.q_years)
         for lines, across in ((self.rows, self.cols), (self.cols, self.rows)):
             years = {y for y in map(line_year, lines) if y is not None}
@@ -1245,11 +1252,13 @@ def _operation_word(word: tuple[str, str], question: str) -> bool:
 
 EVERY_PERIOD = re.compile(
     r"\b(?:over|across|in|for|during)\s+(?:all\s+)?(?:the\s+)?(?:(?:past|last)\s+)?"
-    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:[a-z]+\s+)??"
-    r"(?:years|periods|quarters|months|weeks|weekends|days|seasons|semesters|terms)\b(?!\s+end(?:ed|ing)\b)")
-"""`over the three years`, `across all years`, `in the last four quarters`: every period the table
-shows (a count must be theirs); said outright, it asks an average even where a label holds `average`
-(`Average receivables`). Not a period's name (`for the nine months ended October 29, 2023`)."""
+    rf"(all|{'|'.join(CARDINALS)}|\d+)\s+(?:the\s+)?(?:[a-z0-9]+\s+)??"
+    r"(?:years|periods|quarters|months|weeks|weekends|days|seasons|semesters|terms|waves|polls|rounds|cycles)\b"
+    r"(?!\s+end(?:ed|ing)\b)")
+"""`over the three years`, `across all years`, `in the last four quarters`, `across the six polls`
+(a survey's waves are its periods): every period the table shows (a count must be theirs); said
+outright, it asks an average even where a label holds `average` (`Average receivables`). Not a
+period's name (`for the nine months ended October 29, 2023`)."""
 
 
 _SHORT_SPAN = re.compile(r"\b((?:19|20)\d\d)\s*[-–/]\s*(\d\d)\b(?!\d)")
@@ -1431,6 +1440,8 @@ _MONTH_LABEL = re.compile(
     rf"{STATUS_MARK}$")
 """A month label (`Mar-21`, `March 2021`, `Mar`; a year may carry a flag letter: `December 2024r`, a
 status in parentheses: `Dec 2023 (p)`)."""
+_MONTH_WITH_YEAR = re.compile(rf"\b({'|'.join(_MONTH_WORDS)})\.?,?\s+((?:19|20)\d\d)\b")
+"""A month said with its year (`Jan 2023`, `October 2024`): (month, year)."""
 _ASKED_MONTH = re.compile(
     rf"\b(?:({'|'.join(w for w in _MONTH_WORDS if w not in ('may', 'mar'))})\b"
     r"|(?:in|of|to|and|from|since|through) (may)\b|(may)(?= \d))")

@@ -131,7 +131,8 @@ def candidates(g: Grounder) -> list[Plan]:
         # difference (`by how many percentage points did Israel's GERD-to-GDP ratio exceed …`)
         ("diff", lambda q: (not names_change or asks_minus(g)) and (  # `A minus B` is
             # asked whatever a label says (`Change in plan assets > Actual return` minus `Interest cost`)
-            (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change))
+            (ops.has_phrase(q, ops.DIFF_PHRASES) and (free(stems(ops.DIFF_PHRASES)) or computed_change
+                                                      or g.spans_years))  # (whatever the title says)
             or asks_minus(g)
             or (ops.asks_comparison_amount(q) and not _names_a_label(g, ops.comparison_phrase(q))))),
         ("average", lambda q: (free(stems(tuple(ops.AVERAGE_WORDS))) or (

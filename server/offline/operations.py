@@ -122,7 +122,7 @@ from A to B in percent`, `by what percent is A higher than B` → (B − A) / A,
 other ratios (`percentage points` is a difference)."""
 COMPOUND = re.compile(r"\bcagr\b|\bcompound(?:ed)?\s+(?:annual\s+|yearly\s+)?(?:growth|rate)")
 """A compound annual growth rate: (B / A) ** (1 / years between) − 1."""
-AVERAGE_WORDS = frozenset({"average", "mean", "averaged"})
+AVERAGE_WORDS = frozenset({"average", "mean", "averaged", "averaging"})
 SUM_WORDS = frozenset({"total", "combined", "altogether", "sum", "together", "overall", "all"})
 _QUANTITY_NOUNS = (r"(?:rates?|percent(?:age)?|share|proportion|fraction|amount|number|value|price|level|"
                    r"ratio|total|sum|cost|figure|yield|margin|average|mean|median|size|count|score|balance)")

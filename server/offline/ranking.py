@@ -889,6 +889,12 @@ def solve_count(g: Grounder) -> Plan | None:
         if not refs:
             return None
         ref = max(refs, key=lambda ln: (g.mention(ln.label), g.line_score(ln)))  # type: ignore[arg-type]
+        stem = next(iter(tokens(noun)), "")
+        beside = g.rows if ref.axis == "row" else g.cols
+        if not names_members(g, ref.axis, beside, stem) and names_members(  # a benchmark column beside
+                g, "col" if ref.axis == "row" else "row", g.cols if ref.axis == "row" else g.rows, stem):
+            line = next((ln for _, ln in g.best(beside) if ln is not ref), None)  # the members' rows: each
+            return _count_beyond(g, way, ref.axis, line, ref) if line is not None else None  # against its own
         axis, fixed = ref.axis, g.best(g.cols if ref.axis == "row" else g.rows)[0][1]
         num = g.number(value_cell(g.graph, ref, fixed) if axis == "row" else value_cell(g.graph, fixed, ref))
         if num is None:
