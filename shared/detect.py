@@ -32,7 +32,7 @@ from datetime import date, datetime
 from celltrace.shared.flags import footnote_marks, is_note_key, unmarked
 from celltrace.shared.fragments import join_fragments
 from celltrace.shared.graph import CellGraph, Node, graph_of, normalise_text
-from celltrace.shared.numbers import is_number_text, parse_number_info
+from celltrace.shared.numbers import MONTH_BY_SHORT, is_number_text, parse_number_info
 from celltrace.shared.stemming import stem
 from celltrace.shared.table import Origin, Table
 from celltrace.shared.units import RELATIVE_KINDS
@@ -416,14 +416,10 @@ def _words(text: str) -> set[str]:
     """The text's word stems (`completions` names `Housing units completed`), a noun in `-ment`
     also as its verb (`payments` is named by `pay`), a month by its full name (`Apr 2024` is named by
     `April 2024`), without superscript marks (`Canada¹`)."""
-    out = {stem(_MONTHS.get(w, w)) for w in _WORD.findall(normalise_text(_SUPERSCRIPTS.sub(" ", text)))
+    out = {stem(MONTH_BY_SHORT.get(w, w)) for w in _WORD.findall(normalise_text(_SUPERSCRIPTS.sub(" ", text)))
            if w not in _STOP}
     return out | {st[:-4] for st in out if st.endswith("ment") and len(st) >= 7}
 
-
-_MONTHS = {m[:3]: m for m in ("january", "february", "march", "april", "june", "july", "august",
-                              "september", "october", "november", "december")} | {"sept": "september"}
-"""Months' short names → their names."""
 
 
 def best_block(table: Table, blocks: list[Block], question: str) -> Block:

@@ -48,6 +48,10 @@ _BODY_RE = re.compile(
 _PARENS_RE = re.compile(rf"(?P<c>{CURRENCY})?\s*\(\s*(?P<inner>[^()]*?)\s*\)\s*(?P<pct>%)?", re.IGNORECASE)
 _FOOTNOTE_RE = re.compile(r"\s*[*†‡]+$")
 _EXPONENT_RE = re.compile("[eE]")
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+               "october", "november", "december")
+MONTH_BY_SHORT = {name[:3]: name for name in MONTH_NAMES} | {"sept": "september"}
+"""A month's short name → its name (`apr` → `april`)."""
 YEAR_STATUS = (
     r"(?:\s?[aefpbr]|\s+(?:actuals?|estimated?|forecast|projected|budget|plan|revised|preliminary))?")
 """What follows a year in a financial model or a statistics table: actual, estimated, forecast,

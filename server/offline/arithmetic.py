@@ -15,7 +15,6 @@ from celltrace.server.offline.grounding import (
     AGGREGATE_STEMS,
     ASKS_CHANGE,
     EVERY_PERIOD,
-    MONTH_NAMES,
     MONTH_RANGE,
     YEAR,
     Grounder,
@@ -66,7 +65,7 @@ from celltrace.server.offline.ranking import (
 )
 from celltrace.shared.graph import Node, normalise_text, phrase_spans
 from celltrace.shared.graph import words as label_words
-from celltrace.shared.numbers import is_year_text
+from celltrace.shared.numbers import MONTH_NAMES, is_year_text
 from celltrace.shared.units import CURRENCIES, RELATIVE_KINDS, RELATIVE_WORDS, parse_unit, without_exemptions
 
 

@@ -56,6 +56,7 @@ from celltrace.shared.graph import CellGraph, Node, normalise_text, phrase_spans
 from celltrace.shared.headers import HeaderModel
 from celltrace.shared.numbers import (
     CURRENCY_SCALE,
+    MONTH_NAMES,
     STATUS_MARK,
     YEAR_STATUS,
     is_number_text,
@@ -1428,8 +1429,6 @@ def label_year(text: str) -> str | None:
     return dated.group(1) if dated else None
 
 
-MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-               "october", "november", "december")
 _MONTHS = tuple(name[:3] for name in MONTH_NAMES)
 _MONTH_WORDS = (*MONTH_NAMES, "sept", *(m for m in _MONTHS if m != "may"))
 """A month's name or abbreviation (`march`, `mar`, `sept`)."""

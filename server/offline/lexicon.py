@@ -17,6 +17,7 @@ from importlib import resources
 
 from celltrace.server.infra.retrieval import STOPWORDS, tokens
 from celltrace.shared.graph import normalise_text, words
+from celltrace.shared.numbers import MONTH_BY_SHORT
 from celltrace.shared.units import parse_unit
 
 UNIT_CANON = {"percentag": "percent", "proport": "percent", "pct": "percent", "fraction": "percent",
@@ -242,8 +243,8 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     initials = {m.replace(".", "") for m in _DOTTED.findall(normalise_text(label))}  # never contractions
     out: dict[str, float] = {}
     qraw = [raw for raw, _ in qwords]
-    coded = set(_CODED.findall(normalise_text(label)))
-    every = re.findall(r"[a-z]+", normalise_text(label))  # `05HG001`: a code's letters abbreviate nothing
+    coded = set(_CODED.findall(normalise_text(label)))  # `05HG001`: a code's letters abbreviate nothing
+    every = re.findall(r"[a-z]+", normalise_text(label))
     bases = [base for lr in lraw if (base := _without_footnote_letter(lr, set(qraw)))]
     lstems |= {st for base in bases for _, st in _stem_pairs(base)}  # the word itself
     for raw, st in qwords:
@@ -281,8 +282,7 @@ def match_words(label: str, qwords: list[tuple[str, str]]) -> dict[str, float]:
     return out
 
 
-_MONTH_SHORT = {m[:3]: m for m in ("january", "february", "march", "april", "june", "july", "august",
-                                    "september", "october", "november")} | {"sept": "september"}
+_MONTH_SHORT = {short: name for short, name in MONTH_BY_SHORT.items() if short not in ("dec", "may")}
 """Months' short names (not `dec`, also `Inc./(Dec.)`): they shorten their month and no other word."""
 _PLURAL_INITIALS = re.compile(r"\b([A-Z]{2,5})s\b")
 """Initials in capitals made plural by a small `s` (`ASMs`, `RPMs`)."""
