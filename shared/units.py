@@ -91,18 +91,16 @@ _EXCEPT = re.compile(r"[,;]?\s*\b(?:except|excluding)\b([^;]*)")
 _PER = re.compile(r"\s+per\s+(?!cent\b)([^\W\d_][\w ,.-]*)$")
 
 
-_MULTIPLIER = re.compile(r"(?<![\w.])[x×]\s*1(?:[ ,]?000){1,4}\b")
-"""A scale written as a multiplier (`x 1,000`, `× 1 000 000`), as statistics agencies title tables."""
+_MULTIPLIER = re.compile(r"(?<![\w.])[x×]\s*1(?:[ ,]?000){1,4}\b|^1(?:[ ,]?000){1,4}(?=\s+[a-z])")
+"""A scale written as a multiplier (`x 1,000`, `× 1 000 000`), as statistics agencies title tables, or
+as the number before the unit (`1,000 head`, `1000 acres`)."""
 _MULTIPLIED = {1: "thousands", 2: "millions", 3: "billions", 4: "trillions"}
-_LEADING_SCALE = re.compile(r"^1(?:[ ,]?000){1,4}(?=\s+[a-z])")
-"""A scale written as the number before the unit (`1,000 head`, `1000 acres`)."""
 
 
 def parse_unit(text: str) -> str | None:
     """The canonical unit when `text` is nothing but a unit phrase, else None."""
     t = normalise_text(text).strip(" ()[]:,.")
     t = _MULTIPLIER.sub(lambda m: _MULTIPLIED[m.group().count("000")], t)
-    t = _LEADING_SCALE.sub(lambda m: _MULTIPLIED[m.group().count("000")], t)
     t = re.sub(r"([$€£¥])\s*m\b", r"\1 millions", t)  # `€m`, `£m`: millions (`m` alone is metres)
     if not t:
         return None

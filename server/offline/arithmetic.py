@@ -367,17 +367,10 @@ def _periods_counted(g: Grounder, lines: list[Line], count: int) -> list[Line]:
     """Of lines beside other columns (`Jul` … `Dec` beside `H1 Actual`, `H1 Budget`), the period
     lines of one kind (months, or years) when as many as the question counts, months of the years it
     names first (`the four 2023 waves` of eight); else `lines`."""
-    months = [(ln, month) for ln in lines if (month := _month_of_line(ln)) is not None]
-    kinds = ([ln for ln, (_, year) in months if year in g.q_years], [ln for ln, _ in months],
+    months = [(ln, month) for ln in lines if (month := _month_of(ln)) is not None]
+    kinds = ([ln for ln, (year, _) in months if str(year) in g.q_years], [ln for ln, _ in months],
              [ln for ln in lines if ln.label is not None and is_year_text(ln.label.text)])
     return next((kind for kind in kinds if len(kind) == count), lines)
-
-
-def _month_of_line(line: Line) -> tuple[int, str | None] | None:
-    """The month (and year) a line's labels date it by, the innermost dated one first (`Jan 2023` over
-    its fieldwork dates `Jan 9–15`)."""
-    found = [month for n in reversed(line.path) if (month := label_month(n.text)) is not None]
-    return next((m for m in found if m[1] is not None), next(iter(found), None))
 
 
 def _without_parents(lines: list[Line]) -> list[Line]:

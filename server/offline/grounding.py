@@ -1026,8 +1026,10 @@ class Grounder:
         `operating cash flow`); with `generic`, also those naming nothing else (`% change`) or nothing
         asked (`Total CSI > Percent change from previous year`, where no other line names more)."""
         asked = self.qtoks - _CHANGE_STEMS - {"percent"}
-        changes = [ln for ln in lines if own_change(ln)]
-        others = [ln for ln in lines if not own_change(ln)]
+        changes: list[Line] = []
+        others: list[Line] = []
+        for ln in lines:
+            (changes if own_change(ln) else others).append(ln)
         named = max((_path_tokens(ln) & asked for ln in others), key=len, default=set())
         return [ln for ln in changes if (named <= (words := _path_tokens(ln) & asked)
                                          and (bool(words) or generic)) or (
